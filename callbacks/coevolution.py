@@ -1,0 +1,287 @@
+"""CoEvolutionCallback: one GenEnv epoch's data flow (GENENV.md §5), around the agent's training.
+
+``on_train_epoch_start`` (before the agent's GRPO steps):
+  1. sample seeds from the base pool;
+  2. the simulator writes ``num_variations`` tasks per seed; each is parsed and validated, and
+     invalid ones are counted by reason;
+  3. the agent makes ``num_generations`` attempts at every valid new task, at replayed tasks from
+     ``D_train`` and at base tasks (filling ``tasks_per_epoch``); each attempt is scored with
+     ``R_agent``. These attempts are the GRPO groups: nothing is rolled out twice;
+  4. ``p̂`` and ``R_env`` per generated task; ``D_env`` and ``D_train`` grow and are persisted.
+
+``on_train_epoch_end`` (after the agent's update and validation):
+  5. the simulator's RWR update, run by its own Lightning trainer (re-entered each epoch, so its
+     optimizer state and step counter carry over); skipped for ``curriculum=random``;
+  6. the rollout engines follow the new weights (``sync``).
+
+Deliberately left out: splitting rollouts across data-parallel ranks (every rank rolls out the
+whole epoch), and conditioning the simulator on the agent's per-family results.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+
+import lightning as L
+import torch
+
+from lightning_genenv.data import Group, collate_groups
+from lightning_genenv.losses import group_advantages
+from lightning_genenv.parsing import parse_simulator_output
+from lightning_genenv.prompts import simulator_messages, simulator_prefix
+from lightning_genenv.rewards import ENV_REWARDS, agent_reward, passes_filter, rwr_weights, success_rate
+from lightning_genenv.rollout import SamplingParams, build_engine, encode_chat
+
+
+class CoEvolutionCallback(L.Callback):
+    def __init__(self, cfg, datamodule, simulator, sim_trainer: L.Trainer | None):
+        self.cfg = cfg
+        self.dm = datamodule
+        self.sim = simulator
+        self.sim_trainer = sim_trainer
+        self.sim_epochs = 0
+        self.invalid = Counter()  # simulator generations rejected, by reason (cumulative)
+        self.times: dict[str, float] = {}
+        self.num_generated_used = 0  # generated tasks that joined D_train (data efficiency axis)
+        self._p_hats: list[float] = []
+
+    # ------------------------------------------------------------------ setup
+    def setup(self, trainer: L.Trainer, agent, stage: str) -> None:
+        cfg, dm = self.cfg, self.dm
+        progress = trainer.is_global_zero and cfg.trainer.enable_progress_bar
+        self.agent_engine = build_engine(cfg.rollout.backend, agent.model, agent.tokenizer,
+                                         cfg.rollout.batch_size, progress)
+        self.sim_engine = build_engine(cfg.rollout.backend, self.sim.model, self.sim.tokenizer,
+                                       cfg.rollout.batch_size, progress)
+        agent.engine = self.agent_engine
+        agent.shots_for = lambda task: dm.family_examples(task, cfg.agent.num_shots)
+
+    # ------------------------------------------------------------------ steps 1-4
+    def on_train_epoch_start(self, trainer: L.Trainer, agent) -> None:
+        cfg, dm, epoch = self.cfg, self.dm, trainer.current_epoch
+        self.times = {}
+        t0 = time.perf_counter()
+        seeds = dm.sample_seeds(cfg.data.seeds_per_epoch)
+        generated = self.generate_tasks(seeds, epoch)
+        self.times["generate_tasks"] = time.perf_counter() - t0
+
+        t0 = time.perf_counter()
+        valid = [r for r in generated if r["task"] is not None][:cfg.data.tasks_per_epoch]
+        tasks = [r["task"] for r in valid]
+        replay = dm.replay_tasks(min(cfg.data.replay_per_epoch, cfg.data.tasks_per_epoch - len(tasks)))
+        base = dm.sample_seeds(cfg.data.tasks_per_epoch - len(tasks) - len(replay))
+        groups = self.attempt(agent, tasks + replay + base)
+        self.times["agent_rollouts"] = time.perf_counter() - t0
+
+        stats = self.score_generations(valid, groups[:len(valid)], epoch)
+        self.prepare_groups(agent, groups, trainer.accumulate_grad_batches)
+        dm.set_epoch_groups(groups)
+        dm.add_env_records([self.env_record(r) for r in generated])
+        written = dm.save_pools() if trainer.is_global_zero else {}
+
+        kinds = {"generated": groups[:len(valid)], "replay": groups[len(valid):len(valid) + len(replay)],
+                 "base": groups[len(valid) + len(replay):]}
+        metrics = {f"rollout/reward/{k}": _mean([r for g in gs for r in g.rewards])
+                   for k, gs in kinds.items() if gs}
+        metrics.update({f"rollout/num_tasks/{k}": float(len(gs)) for k, gs in kinds.items()})
+        metrics["rollout/response_length"] = _mean([len(c) for g in groups for c in g.completion_ids])
+        metrics["rollout/truncated_fraction"] = _mean([float(t) for g in groups for t in g.truncated])
+        metrics.update(stats)
+        metrics.update({f"pools/{k}": float(v) for k, v in written.items()})
+        self.log_epoch(trainer, metrics, seeds, generated, groups)
+
+    def generate_tasks(self, seeds: list, epoch: int) -> list[dict]:
+        """Step 2: the simulator writes ``num_variations`` tasks per seed; parse and validate."""
+        cfg, dm = self.cfg.simulator, self.dm
+        prompts = [encode_chat(self.sim.tokenizer,
+                               simulator_messages(s, dm.family_examples(s, cfg.num_examples)),
+                               simulator_prefix(s)) for s in seeds]
+        params = SamplingParams(n=cfg.num_variations, temperature=cfg.temperature, top_p=cfg.top_p,
+                                max_new_tokens=cfg.max_completion_length)
+        records = []
+        for seed, prompt, group in zip(seeds, prompts, self.sim_engine.generate(prompts, params, "simulator: write tasks")):
+            for j, sample in enumerate(group):
+                task, reason = parse_simulator_output(simulator_prefix(seed) + sample.text, seed,
+                                                      f"gen-e{epoch}-{seed.id}-{j}", epoch)
+                if reason:
+                    self.invalid[reason] += 1
+                records.append({"epoch": epoch, "seed_id": seed.id, "prompt_ids": prompt,
+                                "completion_ids": sample.completion_ids, "text": sample.text,
+                                "task": task, "reason": reason, "p_hat": None, "r_env": 0.0,
+                                "trained_on": False})
+        return records
+
+    def attempt(self, agent, tasks: list) -> list[Group]:
+        """Step 3: ``num_generations`` attempts per task, scored with ``R_agent``."""
+        cfg = self.cfg.agent
+        prompts = [agent.encode_task(t, self.dm.family_examples(t, cfg.num_shots)) for t in tasks]
+        params = SamplingParams(n=cfg.num_generations, temperature=cfg.temperature, top_p=cfg.top_p,
+                                max_new_tokens=cfg.max_completion_length)
+        groups = []
+        for task, prompt, samples in zip(tasks, prompts, self.agent_engine.generate(prompts, params, "agent: attempts")):
+            rewards = [agent_reward(task, s.text, cfg.subset_match)[0] for s in samples]
+            groups.append(Group(task=task, prompt_ids=prompt, rewards=rewards,
+                                completion_ids=[s.completion_ids for s in samples],
+                                logprobs=[s.logprobs for s in samples],
+                                truncated=[s.truncated for s in samples], texts=[s.text for s in samples]))
+        return groups
+
+    def score_generations(self, valid: list[dict], groups: list[Group], epoch: int) -> dict:
+        """Step 4: ``p̂``, ``R_env`` and the filter for each valid generated task."""
+        cur, agent_cfg = self.cfg.curriculum, self.cfg.agent
+        env_reward = ENV_REWARDS[cur.env_reward]
+        kept, p_hats, r_envs = [], [], []
+        for record, group in zip(valid, groups):
+            p_hat = success_rate(group.rewards, agent_cfg.success_threshold)
+            record["p_hat"] = p_hat
+            record["r_env"] = env_reward(p_hat, alpha=cur.alpha, beta=cur.beta, band=cur.band)
+            p_hats.append(p_hat)
+            r_envs.append(record["r_env"])
+            if passes_filter(p_hat, cur.k_min, cur.alpha, cur.band):
+                record["trained_on"] = True
+                kept.append(record)
+                self.dm.add_train_records([{"task": record["task"].to_dict(), "source": "generated",
+                                            "epoch": epoch, "p_hat": p_hat, "rewards": group.rewards,
+                                            "completions": group.texts}])
+        self.num_generated_used += len(kept)
+        weights = rwr_weights([r["r_env"] for r in kept], self.cfg.simulator.lam)
+        self.dm.sim_records = [{"prompt_ids": r["prompt_ids"], "completion_ids": r["completion_ids"],
+                                "weight": w} for r, w in zip(kept, weights)]
+        band = cur.band if cur.band is not None else 0.1
+        stats = {"curriculum/valid_tasks": float(len(valid)),
+                 "curriculum/kept_tasks": float(len(kept)),
+                 "curriculum/synthetic_tasks_used": float(self.num_generated_used)}
+        if p_hats:
+            stats.update({
+                "curriculum/p_hat_mean": _mean(p_hats),
+                "curriculum/in_band_fraction": _mean([float(abs(p - cur.alpha) <= band) for p in p_hats]),
+                "curriculum/r_env_mean": _mean(r_envs),
+                "curriculum/r_env_std": float(torch.tensor(r_envs).std()) if len(r_envs) > 1 else 0.0,
+            })
+        self._p_hats = p_hats
+        return stats
+
+    def prepare_groups(self, agent, groups: list[Group], accumulate: int) -> None:
+        """Advantages, the dapo normalizer per optimizer step, and old log-probs if needed."""
+        cfg, dm = self.cfg.agent, self.dm
+        rewards = torch.tensor([r for g in groups for r in g.rewards])
+        adv = group_advantages(rewards, cfg.num_generations, cfg.scale_rewards).tolist()
+        for i, g in enumerate(groups):
+            g.advantages = adv[i * cfg.num_generations:(i + 1) * cfg.num_generations]
+        per_step = dm.groups_per_optimizer_step
+        for start in range(0, len(groups), per_step):
+            window = groups[start:start + per_step]
+            tokens = sum(len(c) for g in window for c, t in zip(g.completion_ids, g.truncated)
+                         if not (cfg.mask_truncated_completions and t))
+            for g in window:
+                g.num_items_in_batch = float(tokens)
+        if cfg.num_iterations > 1:  # the rollout policy's log-probs, once, before any update
+            with torch.no_grad():
+                for start in range(0, len(groups), dm.groups_per_step):
+                    chunk = groups[start:start + dm.groups_per_step]
+                    batch = collate_groups(chunk, dm.pad_id)
+                    batch = {k: v.to(agent.device) if torch.is_tensor(v) else v for k, v in batch.items()}
+                    logp = agent.logprobs(batch, cfg.temperature).cpu()
+                    rows = iter(logp)
+                    for g in chunk:
+                        g.old_logprobs = [next(rows)[:len(c)].tolist() for c in g.completion_ids]
+
+    # ------------------------------------------------------------------ step 5
+    def on_validation_epoch_start(self, trainer, agent) -> None:
+        if trainer.sanity_checking:
+            return
+        self._mark("agent_update")
+        self._t_val = time.perf_counter()
+
+    def on_validation_epoch_end(self, trainer, agent) -> None:
+        if not trainer.sanity_checking:
+            self.times["validation"] = time.perf_counter() - self._t_val
+
+    def on_train_batch_start(self, trainer, agent, batch, batch_idx) -> None:
+        if batch_idx == 0:
+            self._t_update = time.perf_counter()
+
+    def _mark(self, name: str) -> None:
+        if name not in self.times and hasattr(self, "_t_update"):
+            self.times[name] = time.perf_counter() - self._t_update
+
+    def on_train_epoch_end(self, trainer: L.Trainer, agent) -> None:
+        self._mark("agent_update")
+        metrics = {}
+        t0 = time.perf_counter()
+        if self.cfg.curriculum.train_simulator and self.dm.sim_records and self.sim_trainer is not None:
+            self.sim_trainer.fit_loop.max_epochs = self.sim_epochs + 1
+            loader = self.dm.simulator_dataloader(self.cfg.simulator.batch_size, self.sim.tokenizer.pad_token_id)
+            self.sim_trainer.fit(self.sim, train_dataloaders=loader)
+            self.sim_epochs += 1
+            metrics["sim/steps"] = float(self.sim.steps_this_epoch)
+            metrics["sim/kl_to_initial"] = self.sim.last_kl
+            metrics["sim/kl_cap_hit_epoch"] = float(self.sim.kl_exceeded)
+        self.times["simulator_update"] = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        self.agent_engine.sync()
+        self.sim_engine.sync()
+        self.times["weight_sync"] = time.perf_counter() - t0
+        metrics.update({f"time/{k}": v for k, v in self.times.items()})
+        metrics.update({f"sim/invalid/{k}": float(v) for k, v in sorted(self.invalid.items())})
+        self._log(trainer, metrics)
+
+    # ------------------------------------------------------------------ logging and state
+    def log_epoch(self, trainer, metrics, seeds, generated, groups) -> None:
+        total = len(generated)
+        valid = sum(r["task"] is not None for r in generated)
+        metrics["sim/valid_rate"] = valid / total if total else 0.0
+        metrics["sim/generations"] = float(total)
+        epoch_invalid = Counter(r["reason"] for r in generated if r["reason"])
+        metrics.update({f"sim/invalid_epoch/{k}": float(v) for k, v in sorted(epoch_invalid.items())})
+        self._log(trainer, metrics)
+        logger = trainer.logger
+        if logger is None or not trainer.is_global_zero:
+            return
+        writer = getattr(logger, "experiment", None)
+        if writer is None or not hasattr(writer, "add_text"):
+            return
+        step = trainer.global_step
+        if self._p_hats:
+            writer.add_histogram("curriculum/p_hat", torch.tensor(self._p_hats), step)
+        k = self.cfg.logger.num_text_samples
+        for r in generated[:k]:
+            writer.add_text("samples/simulator", _md(f"seed {r['seed_id']} | {r['reason'] or 'valid'} | "
+                                                      f"p_hat={r['p_hat']}", r["text"]), step)
+        for g in groups[:k]:
+            writer.add_text("samples/agent", _md(f"{g.task.id}: {g.task.question} | rewards {g.rewards}",
+                                                 "\n---\n".join(g.texts)), step)
+
+    def _log(self, trainer, metrics: dict) -> None:
+        if trainer.logger is not None and trainer.is_global_zero:
+            trainer.logger.log_metrics({**metrics, "epoch": float(trainer.current_epoch)},
+                                       step=trainer.global_step)
+
+    @staticmethod
+    def env_record(r: dict) -> dict:
+        return {**r, "task": r["task"].to_dict() if r["task"] is not None else None}
+
+    def state_dict(self) -> dict:
+        return {"sim_epochs": self.sim_epochs, "invalid": dict(self.invalid),
+                "num_generated_used": self.num_generated_used}
+
+    def load_state_dict(self, state: dict) -> None:
+        self.sim_epochs = state["sim_epochs"]
+        self.invalid = Counter(state["invalid"])
+        self.num_generated_used = state["num_generated_used"]
+
+    def on_save_checkpoint(self, trainer, agent, checkpoint: dict) -> None:
+        checkpoint["simulator"] = {
+            "state_dict": self.sim.state_dict(),
+            "optimizer": self.sim._optimizer.state_dict() if self.sim._optimizer is not None else None,
+        }
+
+
+def _mean(values) -> float:
+    values = list(values)
+    return float(sum(values) / len(values)) if values else 0.0
+
+
+def _md(title: str, body: str) -> str:
+    return f"**{title}**\n\n```\n{body}\n```"

@@ -1,0 +1,88 @@
+"""AgentModule: the agent policy, trained by GRPO on the epoch's rollout groups.
+
+Each batch holds ``groups_per_step`` tasks x ``num_generations`` completions, with advantages
+already computed group-relatively by the co-evolution callback (which also sampled them). The
+loss is :func:`lightning_genenv.losses.grpo_loss`: clipped ratio (``epsilon``, ``epsilon_high``),
+k3 KL to the reference (``beta``), TRL's four ``loss_type`` normalizations. With
+``num_iterations == 1`` the old policy is the current one (ratio 1, no extra forward pass); with
+more, the callback stores the old log-probs once, before the first update.
+
+Validation attempts each held-out task once, greedily, and logs ``val/score`` (mean ``R_agent``)
+and ``val/score/<family>``.
+
+Deliberately left out: multi-turn episodes, importance-sampling correction for an external
+sampler (the vLLM backend adds it), and entropy bonuses.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import torch
+
+from lightning_genenv.losses import grpo_loss, masked_mean
+from lightning_genenv.policy import PolicyModule
+from lightning_genenv.prompts import agent_messages
+from lightning_genenv.rewards import agent_reward
+from lightning_genenv.rollout import SamplingParams, encode_chat
+
+
+class AgentModule(PolicyModule):
+    def __init__(self, model, tokenizer, cfg, accumulate_grad_batches: int = 1):
+        super().__init__(model, tokenizer, cfg.learning_rate, cfg.weight_decay,
+                         needs_anchor=cfg.beta > 0)
+        self.cfg = cfg
+        self.accumulate_grad_batches = accumulate_grad_batches
+        self.engine = None  # set by the co-evolution callback; used for validation rollouts
+        self.shots_for = None  # task -> few-shot examples, set by the callback
+        self.val_samples: list[dict] = []
+
+    # ------------------------------------------------------------------ prompts
+    def encode_task(self, task, shots) -> list[int]:
+        return encode_chat(self.tokenizer, agent_messages(task, shots))
+
+    # ------------------------------------------------------------------ GRPO
+    def training_step(self, batch: dict, batch_idx: int) -> torch.Tensor:
+        cfg = self.cfg
+        logp = self.logprobs(batch, cfg.temperature)
+        old = batch.get("old_logprobs")
+        old = logp.detach() if old is None else old.to(logp)
+        ref = self.anchor_logprobs(batch, cfg.temperature)
+        num_items = batch.get("num_items_in_batch")
+        if num_items is not None:  # Lightning divides by the accumulation steps; undo it for dapo
+            num_items = num_items / self.accumulate_grad_batches
+        mask = batch["completion_mask"]
+        loss, metrics = grpo_loss(
+            logp, old, batch["advantages"].to(logp), mask, ref_logp=ref, beta=cfg.beta,
+            epsilon=cfg.epsilon, epsilon_high=cfg.epsilon_high, loss_type=cfg.loss_type,
+            max_completion_length=cfg.max_completion_length, num_items_in_batch=num_items,
+        )
+        n = batch["input_ids"].size(0)
+        log = {"agent/loss": loss.detach(), "agent/reward": batch["rewards"].mean(),
+               "agent/completion_length": mask.sum(-1).mean(),
+               "agent/sampler_logprob_gap": masked_mean((logp.detach() - batch["sampling_logprobs"].to(logp)).abs(), mask)}
+        log.update({f"agent/{k}": v for k, v in metrics.items()})
+        self.log_dict(log, on_step=True, on_epoch=False, batch_size=n)
+        return loss
+
+    # ------------------------------------------------------------------ validation
+    def validation_step(self, tasks: list, batch_idx: int) -> None:
+        if self.engine is None or self.shots_for is None:
+            raise RuntimeError("AgentModule.validation_step needs the CoEvolutionCallback (engine, shots)")
+        prompts = [self.encode_task(t, self.shots_for(t)) for t in tasks]
+        params = SamplingParams(n=1, greedy=True, max_new_tokens=self.cfg.max_completion_length)
+        groups = self.engine.generate(prompts, params, desc="validation")
+        by_family = defaultdict(list)
+        scores = []
+        for task, (sample,) in zip(tasks, groups):
+            score, reason = agent_reward(task, sample.text, self.cfg.subset_match)
+            scores.append(score)
+            by_family[task.family].append(score)
+            self.val_samples.append({"task": task.id, "family": task.family, "completion": sample.text,
+                                     "score": score, "reason": reason})
+        self.log("val/score", sum(scores) / len(scores), batch_size=len(scores), sync_dist=True)
+        for family, values in sorted(by_family.items()):
+            self.log(f"val/score/{family}", sum(values) / len(values), batch_size=len(values))
+
+    def on_validation_epoch_start(self) -> None:
+        self.val_samples = []

@@ -1,0 +1,216 @@
+"""GenEnvDataModule: the base seeds, the two evolving pools, and the batches both players train on.
+
+* ``D_train`` (agent pool): the base seed tasks, plus every generated task that passed the
+  curriculum filter, with its trace (completions, rewards, ``p̂``).
+* ``D_env`` (simulator pool): every simulator generation, valid or not, with its parse result,
+  ``p̂`` and ``R_env``. The records of the current epoch that passed the filter are the simulator's
+  weighted SFT set.
+
+Both pools are rewritten as JSONL in ``<run_dir>/pools/`` by atomic write (temp file, fsync,
+rename) after every epoch's rollouts. The agent's batches are this epoch's rollout groups, which
+:class:`callbacks.coevolution.CoEvolutionCallback` sets with :meth:`set_epoch_groups`; the
+dataset has a fixed length (``tasks_per_epoch x num_iterations`` groups), so Lightning's
+batch count never goes stale while the contents change each epoch.
+
+Deliberately left out: an append-only pool log with a manifest and torn-write repair (issue 6),
+and sharding the pools across data-parallel ranks.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import lightning as L
+import torch
+from torch.utils.data import DataLoader, Dataset
+
+from lightning_genenv.tasks import Task, iter_jsonl, read_tasks, write_jsonl_atomic
+
+
+@dataclass
+class Group:
+    """One task's rollout group: ``n`` completions of one prompt, scored."""
+
+    task: Task
+    prompt_ids: list[int]
+    completion_ids: list[list[int]]
+    rewards: list[float]
+    logprobs: list[list[float]]  # sampling log-probs
+    truncated: list[bool]
+    texts: list[str]
+    advantages: list[float] = field(default_factory=list)
+    old_logprobs: list[list[float]] | None = None  # set when num_iterations > 1
+    num_items_in_batch: float | None = None  # completion tokens in this group's optimizer step
+
+
+def pad_rows(prompts: list[list[int]], completions: list[list[int]], pad_id: int) -> dict:
+    """Left-pad prompts and right-pad completions so every completion starts at one column."""
+    p_len = max(len(p) for p in prompts)
+    c_len = max(1, max(len(c) for c in completions))
+    rows = len(prompts)
+    input_ids = torch.full((rows, p_len + c_len), pad_id, dtype=torch.long)
+    attention = torch.zeros((rows, p_len + c_len), dtype=torch.long)
+    completion_mask = torch.zeros((rows, c_len), dtype=torch.float32)
+    for i, (p, c) in enumerate(zip(prompts, completions)):
+        input_ids[i, p_len - len(p):p_len] = torch.tensor(p, dtype=torch.long)
+        attention[i, p_len - len(p):p_len] = 1
+        if c:
+            input_ids[i, p_len:p_len + len(c)] = torch.tensor(c, dtype=torch.long)
+            attention[i, p_len:p_len + len(c)] = 1
+            completion_mask[i, :len(c)] = 1
+    return {"input_ids": input_ids, "attention_mask": attention,
+            "completion_mask": completion_mask, "completion_start": p_len}
+
+
+def _pad_float(rows: list[list[float]], width: int) -> torch.Tensor:
+    out = torch.zeros((len(rows), width), dtype=torch.float32)
+    for i, r in enumerate(rows):
+        out[i, :len(r)] = torch.tensor(r[:width], dtype=torch.float32)
+    return out
+
+
+def collate_groups(groups: list[Group], pad_id: int, mask_truncated: bool = False) -> dict:
+    """Flatten groups into one padded batch of ``sum(n)`` rows."""
+    prompts = [g.prompt_ids for g in groups for _ in g.completion_ids]
+    completions = [c for g in groups for c in g.completion_ids]
+    batch = pad_rows(prompts, completions, pad_id)
+    width = batch["completion_mask"].size(1)
+    if mask_truncated:
+        truncated = torch.tensor([t for g in groups for t in g.truncated], dtype=torch.bool)
+        batch["completion_mask"][truncated] = 0
+    batch["advantages"] = torch.tensor([a for g in groups for a in g.advantages], dtype=torch.float32)
+    batch["rewards"] = torch.tensor([r for g in groups for r in g.rewards], dtype=torch.float32)
+    batch["sampling_logprobs"] = _pad_float([lp for g in groups for lp in g.logprobs], width)
+    if groups[0].old_logprobs is not None:
+        batch["old_logprobs"] = _pad_float([lp for g in groups for lp in g.old_logprobs], width)
+    if groups[0].num_items_in_batch is not None:
+        batch["num_items_in_batch"] = groups[0].num_items_in_batch
+    return batch
+
+
+def collate_generations(records: list[dict], pad_id: int) -> dict:
+    """Batch simulator generations (prompt ids, generated ids, RWR weight) for the RWR update."""
+    batch = pad_rows([r["prompt_ids"] for r in records], [r["completion_ids"] for r in records], pad_id)
+    batch["weights"] = torch.tensor([r["weight"] for r in records], dtype=torch.float32)
+    return batch
+
+
+class _EpochGroups(Dataset):
+    """This epoch's groups, read at access time, in TRL's order: each optimizer step's groups
+    (``groups_per_step x accumulate_grad_batches``) are passed over ``num_iterations`` times."""
+
+    def __init__(self, dm: "GenEnvDataModule"):
+        self.dm = dm
+
+    def __len__(self) -> int:
+        return self.dm.tasks_per_epoch * self.dm.num_iterations
+
+    def __getitem__(self, i: int) -> Group:
+        per_step = self.dm.groups_per_optimizer_step
+        step, within = divmod(i, per_step)
+        return self.dm.epoch_groups[(step // self.dm.num_iterations) * per_step + within]
+
+
+class GenEnvDataModule(L.LightningDataModule):
+    def __init__(self, data_cfg, agent_cfg, pad_id: int, run_dir: str | Path | None = None,
+                 accumulate_grad_batches: int = 1):
+        super().__init__()
+        self.cfg = data_cfg
+        self.tasks_per_epoch = data_cfg.tasks_per_epoch
+        self.groups_per_step = agent_cfg.groups_per_step
+        self.groups_per_optimizer_step = agent_cfg.groups_per_step * accumulate_grad_batches
+        self.num_iterations = agent_cfg.num_iterations
+        self.mask_truncated = agent_cfg.mask_truncated_completions
+        self.pad_id = pad_id
+        self.pool_dir = Path(run_dir) / "pools" if run_dir else None
+        self.rng = random.Random(data_cfg.seed)
+        self.skipped: Counter = Counter()  # invalid records in user data files, by reason
+        self.base: list[Task] = []
+        self.val: list[Task] = []
+        self.d_train: list[dict] = []
+        self.d_env: list[dict] = []
+        self.epoch_groups: list[Group] = []
+        self.sim_records: list[dict] = []
+        self._loaded = False
+
+    # ------------------------------------------------------------------ seeds and pools
+    def setup(self, stage: str | None = None) -> None:
+        if self._loaded:
+            return
+        if self.cfg.train_path:
+            self.base = read_tasks(self.cfg.train_path, self.skipped)
+        if self.cfg.val_path:
+            self.val = read_tasks(self.cfg.val_path, self.skipped)
+        if not self.cfg.train_path or not self.cfg.val_path:
+            from lightning_genenv.seeds import embedded_seeds
+
+            train, val = embedded_seeds(seed=self.cfg.seed, val_fraction=self.cfg.val_fraction)
+            self.base = self.base or train
+            self.val = self.val or val
+        if self.cfg.families:
+            keep = set(self.cfg.families)
+            self.base = [t for t in self.base if t.family in keep]
+            self.val = [t for t in self.val if t.family in keep]
+        if not self.base:
+            raise ValueError(f"no valid seed tasks in {self.cfg.train_path} (skipped: {dict(self.skipped)})")
+        if self.cfg.num_val and len(self.val) > self.cfg.num_val:
+            self.val = random.Random(self.cfg.seed).sample(self.val, self.cfg.num_val)
+        self.d_train = [{"task": t.to_dict(), "source": "seed"} for t in self.base]
+        self._loaded = True
+
+    def sample_seeds(self, k: int) -> list[Task]:
+        return self.rng.sample(self.base, min(k, len(self.base)))
+
+    def family_examples(self, task: Task, k: int) -> list[Task]:
+        """``k`` other base tasks of the task's family (few-shot examples), deterministic per task."""
+        same = [t for t in self.base if t.family == task.family and t.id != task.id
+                and t.question != task.question]
+        return random.Random(task.id).sample(same, min(k, len(same)))
+
+    def replay_tasks(self, k: int) -> list[Task]:
+        generated = [r for r in self.d_train if r["source"] == "generated"]
+        picked = self.rng.sample(generated, min(k, len(generated)))
+        return [Task.from_dict(r["task"]) for r in picked]
+
+    def add_train_records(self, records: list[dict]) -> None:
+        self.d_train.extend(records)
+
+    def add_env_records(self, records: list[dict]) -> None:
+        self.d_env.extend(records)
+
+    def save_pools(self) -> dict:
+        if self.pool_dir is None:
+            return {}
+        return {
+            "d_train": write_jsonl_atomic(self.pool_dir / "d_train.jsonl", self.d_train),
+            "d_env": write_jsonl_atomic(self.pool_dir / "d_env.jsonl", self.d_env),
+        }
+
+    @staticmethod
+    def load_pool(path: str | Path) -> list[dict]:
+        skipped: Counter = Counter()
+        records = list(iter_jsonl(path, skipped))
+        if skipped:
+            raise ValueError(f"{path}: {sum(skipped.values())} unreadable records {dict(skipped)}")
+        return records
+
+    # ------------------------------------------------------------------ batches
+    def set_epoch_groups(self, groups: list[Group]) -> None:
+        if len(groups) != self.tasks_per_epoch:
+            raise ValueError(f"expected {self.tasks_per_epoch} groups, got {len(groups)}")
+        self.epoch_groups = groups
+
+    def train_dataloader(self) -> DataLoader:
+        return DataLoader(_EpochGroups(self), batch_size=self.groups_per_step, shuffle=False,
+                          collate_fn=lambda g: collate_groups(g, self.pad_id, self.mask_truncated))
+
+    def val_dataloader(self) -> DataLoader:
+        return DataLoader(self.val, batch_size=max(1, len(self.val)), collate_fn=list)
+
+    def simulator_dataloader(self, batch_size: int, pad_id: int) -> DataLoader:
+        """This epoch's filtered simulator generations with their RWR weights (simulator's pad id)."""
+        return DataLoader(self.sim_records, batch_size=batch_size, shuffle=False,
+                          collate_fn=lambda r: collate_generations(r, pad_id))

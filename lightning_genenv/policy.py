@@ -1,0 +1,66 @@
+"""What the agent and the simulator modules share: a trainable causal LM and its frozen anchor.
+
+The anchor is the reference policy (agent) or the initial simulator. With LoRA it is the same
+model with its adapters disabled, so it costs no memory; without LoRA it is a frozen copy made
+at construction, registered as a submodule so that Lightning moves (and checkpoints) it too.
+
+Deliberately left out: sharding (FSDP wrapping lives with the strategy) and weight sync into an
+external rollout engine (the rollout backend's job).
+"""
+
+from __future__ import annotations
+
+import copy
+from contextlib import nullcontext
+
+import lightning as L
+import torch
+
+from lightning_genenv.losses import sequence_logprobs
+
+
+def is_peft(model) -> bool:
+    return hasattr(model, "disable_adapter") and hasattr(model, "peft_config")
+
+
+class PolicyModule(L.LightningModule):
+    def __init__(self, model, tokenizer, learning_rate: float, weight_decay: float = 0.0,
+                 needs_anchor: bool = True):
+        super().__init__()
+        self.model = model
+        self.tokenizer = tokenizer
+        self.learning_rate = learning_rate
+        self.weight_decay = weight_decay
+        self.anchor = None
+        if needs_anchor and not is_peft(model):
+            self.anchor = copy.deepcopy(model).eval().requires_grad_(False)
+        self.has_anchor = needs_anchor
+        self._optimizer = None
+
+    def logprobs(self, batch: dict, temperature: float = 1.0) -> torch.Tensor:
+        """Per-token log-probs of the batch's completion tokens under the trainable policy."""
+        return sequence_logprobs(self.model, batch["input_ids"], batch["attention_mask"],
+                                 batch["completion_start"], temperature)
+
+    @torch.no_grad()
+    def anchor_logprobs(self, batch: dict, temperature: float = 1.0) -> torch.Tensor | None:
+        """Per-token log-probs under the frozen anchor, or None when the module keeps none."""
+        if not self.has_anchor:
+            return None
+        if self.anchor is not None:
+            return sequence_logprobs(self.anchor, batch["input_ids"], batch["attention_mask"],
+                                     batch["completion_start"], temperature)
+        ctx = self.model.disable_adapter() if is_peft(self.model) else nullcontext()
+        with ctx:
+            return sequence_logprobs(self.model, batch["input_ids"], batch["attention_mask"],
+                                     batch["completion_start"], temperature)
+
+    def trainable_parameters(self) -> list[torch.nn.Parameter]:
+        return [p for p in self.model.parameters() if p.requires_grad]
+
+    def configure_optimizers(self):
+        # Built once: the simulator's trainer is re-entered every epoch and must keep Adam's moments.
+        if self._optimizer is None:
+            self._optimizer = torch.optim.AdamW(self.trainable_parameters(), lr=self.learning_rate,
+                                                weight_decay=self.weight_decay)
+        return self._optimizer

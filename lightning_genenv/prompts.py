@@ -1,0 +1,143 @@
+"""Chat prompts for the agent and the simulator, as message lists for ``apply_chat_template``.
+
+The target is a small model (SmolLM2-135M-Instruct, whose chat template ignores ``tools=``), so the
+prompts are short and explicit: the tool specs go into the system message as text, the output format
+is stated literally, and worked examples are given as earlier chat turns. With two worked examples
+that model writes a valid tool call about half the time (FACTS.md).
+
+- Agent: system (tools and format), then ``user: question`` / ``assistant: gold completion`` for each
+  shot, then the task's question as the last user turn.
+- Simulator: system (what to write, the JSON format, the tools as compact signatures), then one user
+  turn with the seed and examples as JSON lines. Render it with ``add_generation_prompt=True`` and
+  append :func:`simulator_prefix` so the assistant turn starts inside the JSON object; parse
+  ``prefix + generated_text`` with :func:`parsing.parse_simulator_output`.
+
+Deliberately left out: conditioning the simulator on the agent's recent results for the family
+(GENENV.md §1 calls it optional), multi-turn tool execution (one call per task), per-model prompt
+variants, and any filtering of shots: the caller picks shots of the task's family and output format
+and keeps the task itself out of them.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from lightning_genenv.parsing import call_to_json, task_to_simulator_json
+from lightning_genenv.tasks import Task
+
+Message = dict[str, str]
+
+_TOOL_FORMAT = '<tool_call>{"name":"TOOL_NAME","arguments":{"ARGUMENT":"VALUE"}}</tool_call>'
+_ANSWER_FORMAT = "<answer>ANSWER</answer>"
+_SIMULATOR_PREFIX = '{"question":"'
+
+
+def _compact(x: Any) -> str:
+    return json.dumps(x, separators=(",", ":"), ensure_ascii=False)
+
+
+def gold_completion(task: Task) -> str:
+    """The ideal agent output for ``task``; it parses back to the gold and scores 1.0."""
+    if task.check == "tool_call":
+        return f"<tool_call>{call_to_json(task.answer)}</tool_call>"
+    return f"<answer>{str(task.answer).strip()}</answer>"
+
+
+def _agent_system(task: Task) -> str:
+    if task.check == "tool_call":
+        tools = "\n".join(_compact(spec) for spec in task.tools)
+        return (
+            "You can call these tools:\n"
+            f"{tools}\n"
+            "Reply with exactly one tool call in this format and nothing else:\n"
+            f"{_TOOL_FORMAT}"
+        )
+    return (
+        "Answer the question with a short answer (a few words).\n"
+        "Reply in this format and nothing else:\n"
+        f"{_ANSWER_FORMAT}"
+    )
+
+
+def agent_messages(task: Task, shots: list[Task]) -> list[Message]:
+    """System message with tools and format, worked examples as chat turns, then the question."""
+    messages = [{"role": "system", "content": _agent_system(task)}]
+    for shot in shots:
+        messages.append({"role": "user", "content": shot.question})
+        messages.append({"role": "assistant", "content": gold_completion(shot)})
+    messages.append({"role": "user", "content": task.question})
+    return messages
+
+
+# ----------------------------------------------------------------------------- simulator
+
+
+def _type_text(schema: Any) -> str:
+    """A schema as short text: enums as ``"a"|"b"``, arrays as ``array of T``."""
+    if not isinstance(schema, dict):
+        return "any"
+    if isinstance(schema.get("enum"), list):
+        return "|".join(_compact(v) for v in schema["enum"])
+    kind = schema.get("type", "any")
+    if kind == "array" and isinstance(schema.get("items"), dict):
+        return f"array of {_type_text(schema['items'])}"
+    return "|".join(map(str, kind)) if isinstance(kind, list) else str(kind)
+
+
+def tool_signature(spec: dict) -> str:
+    """``name(arg: type, optional?: type) - description`` for one JSON-schema function spec."""
+    params = spec.get("parameters") or {}
+    props = params.get("properties") or {}
+    required = set(params.get("required") or [])
+    args = ", ".join(
+        f"{name}{'' if name in required else '?'}: {_type_text(schema)}" for name, schema in props.items()
+    )
+    line = f"{spec.get('name', '')}({args})"
+    description = spec.get("description")
+    if isinstance(description, str) and description.strip():
+        line += f" - {description.strip()}"
+    return line
+
+
+def _simulator_system(seed: Task) -> str:
+    if seed.check == "tool_call":
+        tools = "\n".join(tool_signature(spec) for spec in seed.tools)
+        return (
+            "You write new tasks for training an assistant that calls tools.\n"
+            "Write ONE new task of the same kind as the examples, with different values "
+            "(other names, places, numbers, dates).\n"
+            'Use the same JSON format, on one line: {"question":"...","call":{"name":"...","arguments":{...}}}\n'
+            "The call must be the correct answer to your question and use only these tools "
+            "(? marks an optional argument):\n"
+            f"{tools}\n"
+            "Reply with the JSON object only."
+        )
+    return (
+        "You write new questions for training an assistant.\n"
+        "Write ONE new question of the same kind as the examples, with different values "
+        "(other names, places, numbers, dates).\n"
+        'Use the same JSON format, on one line: {"question":"...","answer":"..."}\n'
+        "The answer must be short and correct.\n"
+        "Reply with the JSON object only."
+    )
+
+
+def simulator_messages(seed: Task, examples: list[Task]) -> list[Message]:
+    """Instructions and tools, then the seed and examples as JSON lines (seed first)."""
+    lines = [task_to_simulator_json(seed)]
+    lines += [task_to_simulator_json(e) for e in examples if e.id != seed.id]
+    user = (
+        f"Examples of {seed.family} tasks:\n"
+        + "\n".join(lines)
+        + "\nWrite one new task like the first example, with different values."
+    )
+    return [
+        {"role": "system", "content": _simulator_system(seed)},
+        {"role": "user", "content": user},
+    ]
+
+
+def simulator_prefix(seed: Task) -> str:
+    """Text pre-filled at the start of the simulator's assistant turn (the same for every seed)."""
+    return _SIMULATOR_PREFIX

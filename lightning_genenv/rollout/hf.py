@@ -1,0 +1,88 @@
+"""transformers ``generate`` backend: in-process, so it always samples with the live weights.
+
+Prompts are left-padded and sampled in chunks of ``batch_size`` prompts with
+``num_return_sequences=n``. Log-probs are those of the sampled tokens under the
+temperature-scaled logits (``log_softmax(logits / T)``), the same quantity the trainer computes, so
+that they can serve as the old policy's log-probs.
+
+Deliberately left out: continuous batching and prefix caching (the vLLM backend's job).
+"""
+
+from __future__ import annotations
+
+import torch
+from tqdm.auto import tqdm
+
+from lightning_genenv.rollout.base import Sample, SamplingParams
+
+
+class HFEngine:
+    def __init__(self, model, tokenizer, batch_size: int = 16, progress: bool = True):
+        self.model = model
+        self.progress = progress
+        self.tokenizer = tokenizer
+        self.batch_size = batch_size
+        eos = model.generation_config.eos_token_id if model.generation_config else None
+        eos = eos if eos is not None else tokenizer.eos_token_id
+        self.eos_ids = set(eos if isinstance(eos, list) else [eos])
+        self.eos_ids.add(tokenizer.eos_token_id)
+        self.pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
+
+    def sync(self) -> None:
+        """Nothing to do: generation runs on the training model itself."""
+
+    @torch.no_grad()
+    def generate(self, prompts: list[list[int]], params: SamplingParams,
+                 desc: str | None = None) -> list[list[Sample]]:
+        groups: list[list[Sample]] = []
+        was_training = self.model.training
+        self.model.eval()
+        starts = range(0, len(prompts), self.batch_size)
+        try:
+            for start in tqdm(starts, desc=desc, disable=not (desc and self.progress), leave=False):
+                groups.extend(self._generate_chunk(prompts[start:start + self.batch_size], params))
+        finally:
+            self.model.train(was_training)
+        return groups
+
+    def _generate_chunk(self, prompts: list[list[int]], params: SamplingParams) -> list[list[Sample]]:
+        device = next(self.model.parameters()).device
+        width = max(len(p) for p in prompts)
+        input_ids = torch.full((len(prompts), width), self.pad_id, dtype=torch.long)
+        attention = torch.zeros((len(prompts), width), dtype=torch.long)
+        for i, p in enumerate(prompts):
+            input_ids[i, width - len(p):] = torch.tensor(p, dtype=torch.long)
+            attention[i, width - len(p):] = 1
+        sampling = {} if params.greedy else {"temperature": params.temperature, "top_p": params.top_p,
+                                               "top_k": 0}
+        out = self.model.generate(
+            input_ids=input_ids.to(device), attention_mask=attention.to(device),
+            do_sample=not params.greedy, num_return_sequences=params.n,
+            max_new_tokens=params.max_new_tokens, pad_token_id=self.pad_id,
+            eos_token_id=sorted(self.eos_ids), return_dict_in_generate=True, output_logits=True,
+            use_cache=True, **sampling,
+        )
+        new_tokens = out.sequences[:, width:].cpu()
+        temperature = 1.0 if params.greedy else params.temperature
+        logprobs = torch.stack([  # step by step, so no [B*n, T, V] tensor is held at once
+            torch.log_softmax(step.float().cpu() / temperature, dim=-1)
+            .gather(-1, new_tokens[:, t, None]).squeeze(-1)
+            for t, step in enumerate(out.logits)
+        ], dim=1)
+        groups = []
+        for i, prompt in enumerate(prompts):
+            group = []
+            for j in range(params.n):
+                row = i * params.n + j
+                ids = new_tokens[row].tolist()
+                end = next((k + 1 for k, t in enumerate(ids) if t in self.eos_ids), None)
+                completion = ids[:end] if end else ids
+                group.append(Sample(
+                    prompt_ids=list(prompt),
+                    completion_ids=completion,
+                    text=self.tokenizer.decode(completion, skip_special_tokens=True),
+                    logprobs=logprobs[row, :len(completion)].tolist(),
+                    truncated=end is None,
+                ))
+            groups.append(group)
+        return groups

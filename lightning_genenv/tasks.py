@@ -1,0 +1,276 @@
+"""Task schema: what a task is, how it is validated, and how it travels as JSONL.
+
+A task is declarative data (GENENV.md §2). It has a question, the tool specs the agent may call
+(JSON-schema function definitions), and an evaluation spec: either a gold tool call that must match
+exactly after canonicalization (``check="tool_call"``) or a reference answer scored by exact match
+(``check="exact"``) or token F1 (``check="f1"``). Nothing in a task is ever executed.
+
+Validation never raises on bad records: :func:`validate_task` returns a reason string, and
+:func:`read_jsonl` counts and skips invalid lines by reason so that a bad file never crashes a run.
+
+Deliberately left out: multi-turn tasks with tool execution (the agent makes one call per task), and
+JSON-schema features beyond ``type``/``enum``/``required``/``properties``/``items`` (no ``$ref``,
+``oneOf``, ``pattern``), which the seed families and the simulator never need.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Iterator
+
+CHECKS = ("tool_call", "exact", "f1")
+JSON_TYPES = {
+    "string": (str,),
+    "integer": (int,),
+    "number": (int, float),
+    "boolean": (bool,),
+    "array": (list,),
+    "object": (dict,),
+}
+# Bounds on untrusted content (simulator output and user files).
+MAX_QUESTION_CHARS = 2000
+MAX_ANSWER_CHARS = 500
+MAX_ARGS = 16
+MAX_TOOLS = 16
+MAX_JSON_DEPTH = 8
+MAX_LINE_CHARS = 200_000
+
+
+@dataclass
+class Task:
+    """One task instance. ``answer`` is ``{"name", "arguments"}`` for tool calls, else a string."""
+
+    id: str
+    family: str
+    question: str
+    check: str
+    answer: Any
+    tools: list[dict] = field(default_factory=list)
+    source: str = "seed"  # seed | generated | import
+    parent_id: str | None = None
+    epoch: int | None = None
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "Task":
+        """Build a task from a dict. Raises ``TaskError`` with a reason; never anything else."""
+        if not isinstance(d, dict):
+            raise TaskError("not_an_object")
+        known = set(cls.__dataclass_fields__)
+        unknown = sorted(set(d) - known)
+        if unknown:
+            raise TaskError("unknown_field")
+        for required in ("id", "family", "question", "check", "answer"):
+            if required not in d:
+                raise TaskError(f"missing_{required}")
+        task = cls(**d)
+        reason = validate_task(task)
+        if reason:
+            raise TaskError(reason)
+        return task
+
+
+class TaskError(ValueError):
+    """A record that is not a valid task. ``reason`` is a short snake_case counter key."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
+def json_depth(x: Any, limit: int = MAX_JSON_DEPTH + 1) -> int:
+    """Nesting depth of a JSON value, stopping early once ``limit`` is reached."""
+    stack = [(x, 1)]
+    deepest = 0
+    while stack:
+        value, depth = stack.pop()
+        deepest = max(deepest, depth)
+        if deepest >= limit:
+            return deepest
+        if isinstance(value, dict):
+            stack.extend((v, depth + 1) for v in value.values())
+        elif isinstance(value, list):
+            stack.extend((v, depth + 1) for v in value)
+    return deepest
+
+
+def type_matches(value: Any, schema_type: str | list) -> bool:
+    """JSON-schema type check; bools are not integers and integral floats count as integers."""
+    types = schema_type if isinstance(schema_type, list) else [schema_type]
+    for t in types:
+        if t == "null" and value is None:
+            return True
+        if t not in JSON_TYPES or isinstance(value, bool) and t != "boolean":
+            continue
+        if t == "integer" and isinstance(value, float) and math.isfinite(value) and value.is_integer():
+            return True
+        if isinstance(value, JSON_TYPES[t]):
+            if isinstance(value, float) and not math.isfinite(value):
+                return False
+            return True
+    return False
+
+
+def validate_tool_spec(spec: Any) -> str | None:
+    """Reason string if ``spec`` is not a JSON-schema function definition, else None."""
+    if not isinstance(spec, dict) or not isinstance(spec.get("name"), str) or not spec["name"]:
+        return "bad_tool_spec"
+    params = spec.get("parameters", {"type": "object", "properties": {}})
+    if not isinstance(params, dict) or params.get("type", "object") != "object":
+        return "bad_tool_spec"
+    props = params.get("properties", {})
+    if not isinstance(props, dict) or not all(isinstance(p, dict) for p in props.values()):
+        return "bad_tool_spec"
+    required = params.get("required", [])
+    if not isinstance(required, list) or not all(r in props for r in required):
+        return "bad_tool_spec"
+    return None
+
+
+def validate_value(value: Any, schema: dict) -> bool:
+    """Check a value against a (small subset of) JSON schema: type, enum, items, properties."""
+    if "type" in schema and not type_matches(value, schema["type"]):
+        return False
+    if "enum" in schema and value not in schema["enum"]:
+        return False
+    if isinstance(value, list) and isinstance(schema.get("items"), dict):
+        return all(validate_value(v, schema["items"]) for v in value)
+    if isinstance(value, dict) and isinstance(schema.get("properties"), dict):
+        props = schema["properties"]
+        return all(k in props and validate_value(v, props[k]) for k, v in value.items())
+    return True
+
+
+def validate_call(call: Any, tools: list[dict]) -> str | None:
+    """Reason string if ``call`` is not a valid call of one of ``tools``, else None."""
+    if not isinstance(call, dict) or set(call) - {"name", "arguments"} or "name" not in call:
+        return "bad_call_shape"
+    args = call.get("arguments", {})
+    if not isinstance(call["name"], str) or not isinstance(args, dict):
+        return "bad_call_shape"
+    if len(args) > MAX_ARGS or json_depth(args) > MAX_JSON_DEPTH:
+        return "call_too_large"
+    spec = next((t for t in tools if t.get("name") == call["name"]), None)
+    if spec is None:
+        return "unknown_tool"
+    params = spec.get("parameters", {})
+    props = params.get("properties", {})
+    if any(k not in props for k in args):
+        return "unknown_argument"
+    if any(r not in args for r in params.get("required", [])):
+        return "missing_required_argument"
+    if not all(validate_value(v, props[k]) for k, v in args.items()):
+        return "argument_type_mismatch"
+    return None
+
+
+def validate_task(task: Task) -> str | None:
+    """Reason string if ``task`` is invalid, else None. Pure; never raises."""
+    if not isinstance(task.id, str) or not task.id:
+        return "bad_id"
+    if not isinstance(task.family, str) or not task.family:
+        return "bad_family"
+    if not isinstance(task.question, str) or not task.question.strip():
+        return "empty_question"
+    if len(task.question) > MAX_QUESTION_CHARS:
+        return "question_too_long"
+    if task.check not in CHECKS:
+        return "unknown_check"
+    if not isinstance(task.tools, list) or len(task.tools) > MAX_TOOLS:
+        return "bad_tools"
+    for spec in task.tools:
+        reason = validate_tool_spec(spec)
+        if reason:
+            return reason
+    if task.check == "tool_call":
+        if not task.tools:
+            return "tool_call_without_tools"
+        return validate_call(task.answer, task.tools)
+    if not isinstance(task.answer, str) or not task.answer.strip():
+        return "empty_answer"
+    if len(task.answer) > MAX_ANSWER_CHARS:
+        return "answer_too_long"
+    return None
+
+
+def canonical_json(x: Any) -> str:
+    """Canonical JSON: sorted keys, no whitespace, integral floats as ints. Used for equality."""
+    return json.dumps(_canonical(x), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def _canonical(x: Any) -> Any:
+    if isinstance(x, float) and math.isfinite(x) and x.is_integer():
+        return int(x)
+    if isinstance(x, dict):
+        return {str(k): _canonical(v) for k, v in x.items()}
+    if isinstance(x, list):
+        return [_canonical(v) for v in x]
+    if isinstance(x, str):
+        return x.strip()
+    return x
+
+
+# ----------------------------------------------------------------------------- JSONL
+
+
+def write_jsonl_atomic(path: str | Path, records: Iterable[dict]) -> int:
+    """Write records to ``path`` via a temp file, fsync and rename. Returns the record count."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp")
+    n = 0
+    with open(tmp, "w", encoding="utf-8") as f:
+        for r in records:
+            f.write(json.dumps(r, ensure_ascii=False) + "\n")
+            n += 1
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+    return n
+
+
+def iter_jsonl(path: str | Path, skipped: Counter | None = None) -> Iterator[dict]:
+    """Yield JSON objects from a JSONL file; bad lines are counted in ``skipped`` by reason."""
+    skipped = skipped if skipped is not None else Counter()
+    try:
+        f = open(path, encoding="utf-8", errors="replace")
+    except OSError as e:
+        raise FileNotFoundError(f"cannot read data file {path}: {e.strerror}") from None
+    with f:
+        for line in f:
+            line = line.strip()
+            if not line:
+                continue
+            if len(line) > MAX_LINE_CHARS:
+                skipped["line_too_long"] += 1
+                continue
+            try:
+                obj = json.loads(line)
+            except (ValueError, RecursionError):
+                skipped["not_json"] += 1
+                continue
+            if not isinstance(obj, dict):
+                skipped["not_an_object"] += 1
+                continue
+            yield obj
+
+
+def read_tasks(path: str | Path, skipped: Counter | None = None) -> list[Task]:
+    """Read valid tasks from a JSONL file; invalid ones are counted in ``skipped`` by reason."""
+    skipped = skipped if skipped is not None else Counter()
+    tasks = []
+    for obj in iter_jsonl(path, skipped):
+        try:
+            tasks.append(Task.from_dict(obj))
+        except TaskError as e:
+            skipped[e.reason] += 1
+        except TypeError:
+            skipped["bad_field_type"] += 1
+    return tasks

@@ -1,0 +1,122 @@
+"""The co-evolution callback's data flow with scripted engines: bad generations are counted, the
+attempts are the GRPO groups, p-hat / R_env / filter / RWR weights land in the pools."""
+
+import json
+import math
+
+import pytest
+
+from callbacks.coevolution import CoEvolutionCallback
+from lightning_genenv.config import compose
+from lightning_genenv.data import GenEnvDataModule
+from lightning_genenv.prompts import gold_completion
+from lightning_genenv.rollout import Sample
+
+
+class ScriptedEngine:
+    """Returns fixed texts (one list per call, cycled over the prompts' n samples)."""
+
+    def __init__(self, texts_fn):
+        self.texts_fn = texts_fn
+        self.calls = []
+
+    def generate(self, prompts, params, desc=None):
+        self.calls.append((len(prompts), params.n))
+        out = []
+        for i, p in enumerate(prompts):
+            texts = self.texts_fn(i, params.n)
+            out.append([Sample(prompt_ids=p, completion_ids=[1] * (j + 1), text=t, logprobs=[-1.0] * (j + 1),
+                               truncated=False) for j, t in enumerate(texts)])
+        return out
+
+    def sync(self):
+        pass
+
+
+class FakeTok:
+    pad_token_id = 0
+
+    def apply_chat_template(self, messages, tokenize=False, add_generation_prompt=True):
+        return "\n".join(m["content"] for m in messages)
+
+    def __call__(self, text, add_special_tokens=False):
+        return {"input_ids": [1] * min(len(text), 5)}
+
+
+class FakePolicy:
+    tokenizer = FakeTok()
+    model = None
+
+    def encode_task(self, task, shots):
+        return [1, 2, 3]
+
+
+def _setup(tmp_path, sim_texts, agent_texts, extra=()):
+    cfg = compose(["model=tiny", "data.families=[weather]", "data.seeds_per_epoch=2",
+                   "simulator.num_variations=3", "data.tasks_per_epoch=6", "agent.groups_per_step=2",
+                   "agent.num_generations=4", f"run_dir={tmp_path}", *extra])
+    dm = GenEnvDataModule(cfg.data, cfg.agent, pad_id=0, run_dir=tmp_path)
+    dm.setup()
+    cb = CoEvolutionCallback(cfg, dm, FakePolicy(), sim_trainer=None)
+    cb.sim_engine = ScriptedEngine(sim_texts)
+    cb.agent_engine = ScriptedEngine(agent_texts)
+    return cfg, dm, cb
+
+
+class FakeTrainer:
+    current_epoch = 0
+    global_step = 0
+    is_global_zero = True
+    accumulate_grad_batches = 1
+    logger = None
+
+
+def test_malformed_generations_are_counted_not_fatal(tmp_path):
+    bad = ['not json at all', 'question": 1}', '', 'x' * 100_000, 'Paris", "call": {"name": "rm", "arguments": {}}}',
+           'What is it?", "call": {"name": "get_current_weather", "arguments": {"city": 3}}}']
+    cfg, dm, cb = _setup(tmp_path, lambda i, n: bad[i * n:(i + 1) * n], lambda i, n: ["nope"] * n)
+    cb.on_train_epoch_start(FakeTrainer(), FakePolicy())
+    assert sum(cb.invalid.values()) == 6
+    assert {"not_json", "no_json", "empty", "too_long", "unknown_tool", "argument_type_mismatch"} & set(cb.invalid)
+    assert len(dm.epoch_groups) == 6  # filled with replayed and base tasks
+    env = [json.loads(line) for line in (tmp_path / "pools" / "d_env.jsonl").read_text().splitlines()]
+    assert len(env) == 6 and all(r["task"] is None and r["reason"] and r["r_env"] == 0.0 for r in env)
+    assert dm.sim_records == []
+
+
+def test_p_hat_renv_filter_and_weights(tmp_path):
+    """Valid new tasks that the agent solves k of 4 times: p-hat = k/4, R_env, k_min, RWR weights."""
+
+    def sim_texts(i, n):
+        return [f'What is the weather in Town{i}{j}?", "call": {{"name": "get_current_weather", '
+                f'"arguments": {{"city": "Town{i}{j}"}}}}}}' for j in range(n)]
+
+    ks = [0, 1, 2, 4, 3, 2]  # successes per task, in rollout order (the 6 generated tasks come first)
+    policy = FakePolicy()
+    policy.tasks = []
+    policy.encode_task = lambda task, shots: policy.tasks.append(task) or [1, 2, 3]
+
+    def agent_texts(i, n):
+        return [gold_completion(policy.tasks[i]) if j < ks[i] else "wrong" for j in range(n)]
+
+    cfg, dm, cb = _setup(tmp_path, sim_texts, agent_texts)
+    cb.on_train_epoch_start(FakeTrainer(), policy)
+    env = [json.loads(line) for line in (tmp_path / "pools" / "d_env.jsonl").read_text().splitlines()]
+    assert [r["p_hat"] for r in env] == [0.0, 0.25, 0.5, 1.0, 0.75, 0.5]
+    for r in env:
+        assert r["r_env"] == pytest.approx(math.exp(-10 * (r["p_hat"] - 0.5) ** 2))
+        assert r["trained_on"] == (r["p_hat"] >= 0.1)
+    assert len(dm.sim_records) == 5
+    w = [r["weight"] for r in dm.sim_records]
+    assert sum(w) == pytest.approx(5.0)
+    kept = [r["r_env"] for r in env if r["trained_on"]]
+    expected = [math.exp(r) / sum(math.exp(x) for x in kept) * 5 for r in kept]
+    assert w == pytest.approx(expected)
+    generated = [r for r in dm.d_train if r["source"] == "generated"]
+    assert len(generated) == 5
+    # the p-hat attempts are the GRPO groups: one agent rollout call, advantages from those rewards
+    assert cb.agent_engine.calls == [(6, 4)]
+    g = dm.epoch_groups[1]
+    assert g.rewards == [1.0, 0.0, 0.0, 0.0] and g.advantages[0] > 0 > g.advantages[1]
+    assert dm.epoch_groups[0].advantages == [0.0] * 4
+    assert g.num_items_in_batch == sum(len(c) for gr in dm.epoch_groups[:2] for c in gr.completion_ids)

@@ -1,0 +1,114 @@
+"""Config composition, overrides and one-line errors; the schema and conf/ cannot drift."""
+
+import dataclasses
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+from omegaconf import OmegaConf
+
+from lightning_genenv.config import CONF_DIR, Config, ConfigError, compose, groups
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.mark.parametrize("group,option", [(g, o) for g, opts in groups().items() for o in opts])
+def test_every_option_composes(group, option):
+    cfg = compose([f"{group}={option}"])
+    assert isinstance(cfg.agent.beta, float)
+
+
+def test_required_groups_exist():
+    assert {"model", "rollout", "strategy", "curriculum", "data", "trainer", "logger"} <= set(groups())
+
+
+def test_every_schema_key_is_set_in_a_yaml_file():
+    """Binds code and config: every dataclass field of a group appears in that group's default file."""
+    root = yaml.safe_load((CONF_DIR / "config.yaml").read_text())
+    for f in dataclasses.fields(Config):
+        if f.name not in root["defaults"]:
+            assert f.name in root, f"top-level key {f.name} missing from conf/config.yaml"
+            continue
+        data = yaml.safe_load((CONF_DIR / f.name / f"{root['defaults'][f.name]}.yaml").read_text())
+        schema = f.default_factory()
+        for field in dataclasses.fields(schema):
+            assert field.name in data, f"{f.name}.{field.name} is not in conf/{f.name}/ default file"
+
+
+def test_group_and_key_overrides():
+    cfg = compose(["model=tiny", "curriculum=random", "agent.beta=0.04", "agent.epsilon_high=0.28",
+                   "model.lora.target_modules=[q_proj]", "data.families=[weather]"])
+    assert cfg.model.agent == "tiny" and cfg.curriculum.train_simulator is False
+    assert cfg.agent.beta == 0.04 and cfg.agent.epsilon_high == 0.28
+    assert list(cfg.model.lora.target_modules) == ["q_proj"]
+    assert list(cfg.data.families) == ["weather"]
+
+
+def test_trl_names_exist():
+    names = {"beta", "epsilon", "epsilon_high", "loss_type", "num_generations", "scale_rewards",
+             "mask_truncated_completions", "num_iterations", "temperature", "max_completion_length"}
+    assert names <= set(compose([]).agent.keys())
+
+
+@pytest.mark.parametrize("argv,expected", [
+    (["agent.bta=0.1"], "unknown config key 'agent.bta' (from the command line); did you mean 'agent.beta'?"),
+    (["agnt.beta=0.1"], "did you mean 'agent.beta'?"),
+    (["agent.beta=high"], "agent.beta='high' (from the command line): wrong type, expected float"),
+    (["agent.num_generations=1.5"], "wrong type, expected int"),
+    (["model=tinyy"], "model=tinyy: no such option; did you mean 'tiny'?"),
+    (["agent.loss_type=ppo"], "must be one of grpo, bnpo, dr_grpo, dapo"),
+    (["curriculum.alpha=1.5"], "curriculum.alpha=1.5 must be in [0, 1]"),
+    (["agent.num_generations=1"], "must be >= 2"),
+    (["data.tasks_per_epoch=7"], "must be divisible by agent.groups_per_step"),
+    (["data.train_path=/nonexistent/x.jsonl"], "data.train_path=/nonexistent/x.jsonl: file not found"),
+    (["noequals"], "expected key=value"),
+])
+def test_errors_are_one_line_and_name_the_key(argv, expected):
+    with pytest.raises(ConfigError) as e:
+        compose(argv)
+    assert expected in str(e.value)
+    assert "\n" not in str(e.value)
+
+
+def test_malformed_yaml_file_gives_clear_error(tmp_path):
+    conf = tmp_path / "conf"
+    (conf / "model").mkdir(parents=True)
+    (conf / "config.yaml").write_text("defaults:\n  model: broken\n")
+    (conf / "model" / "broken.yaml").write_text("agent: [unclosed\n")
+    with pytest.raises(ConfigError, match="broken.yaml: not valid YAML"):
+        compose([], conf_dir=conf)
+
+
+def test_yaml_unknown_key_names_the_file(tmp_path):
+    conf = tmp_path / "conf"
+    (conf / "agent").mkdir(parents=True)
+    (conf / "config.yaml").write_text("defaults:\n  agent: bad\n")
+    (conf / "agent" / "bad.yaml").write_text("betta: 0.1\n")
+    with pytest.raises(ConfigError, match=r"unknown config key 'agent.betta' \(from conf/agent/bad.yaml\); did you mean 'agent.beta'"):
+        compose([], conf_dir=conf)
+
+
+def test_resolved_config_round_trips():
+    cfg = compose(["model=tiny", "agent.beta=0.5"])
+    text = OmegaConf.to_yaml(cfg)
+    again = OmegaConf.merge(OmegaConf.structured(Config), OmegaConf.create(text))
+    assert again == cfg
+
+
+def test_cli_error_is_one_line_without_traceback():
+    proc = subprocess.run([sys.executable, "train.py", "agent.bta=1"], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode != 0
+    assert proc.stderr.strip() == ("error: unknown config key 'agent.bta' (from the command line); "
+                                   "did you mean 'agent.beta'?")
+
+
+def test_missing_model_path_is_clear(tmp_path):
+    proc = subprocess.run([sys.executable, "train.py", f"model.agent={tmp_path}/nope", "model.lora.enabled=false",
+                           f"run_dir={tmp_path}/run"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert proc.returncode != 0
+    last = proc.stderr.strip().splitlines()[-1]
+    assert last.startswith("error: Model ") and "nope" in last and "model.agent=" in last
+    assert "Traceback" not in proc.stderr

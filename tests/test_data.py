@@ -1,0 +1,109 @@
+"""The DataModule: padding, group batches, the num_iterations order, pools and bad data files."""
+
+import json
+from collections import Counter
+
+import pytest
+import torch
+
+from lightning_genenv.config import compose
+from lightning_genenv.data import GenEnvDataModule, Group, collate_groups, pad_rows
+from lightning_genenv.tasks import Task, read_tasks, write_jsonl_atomic
+
+
+def _task(i, family="weather"):
+    tools = [{"name": "get_weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}},
+                                                    "required": ["city"]}}]
+    return Task(id=f"t{i}", family=family, question=f"Weather in city{i}?", check="tool_call",
+                answer={"name": "get_weather", "arguments": {"city": f"city{i}"}}, tools=tools)
+
+
+def _group(i, n=2):
+    return Group(task=_task(i), prompt_ids=[1] * (i + 1), completion_ids=[[5] * (j + 1) for j in range(n)],
+                 rewards=[1.0, 0.0][:n], logprobs=[[-0.5] * (j + 1) for j in range(n)],
+                 truncated=[False, True][:n], texts=["a", "b"][:n], advantages=[1.0, -1.0][:n],
+                 num_items_in_batch=7.0)
+
+
+def test_pad_rows_left_pads_prompts_and_right_pads_completions():
+    b = pad_rows([[1, 2], [3]], [[4], [5, 6]], pad_id=0)
+    assert b["input_ids"].tolist() == [[1, 2, 4, 0], [0, 3, 5, 6]]
+    assert b["attention_mask"].tolist() == [[1, 1, 1, 0], [0, 1, 1, 1]]
+    assert b["completion_mask"].tolist() == [[1, 0], [1, 1]]
+    assert b["completion_start"] == 2
+
+
+def test_collate_groups_flattens_and_masks_truncated():
+    batch = collate_groups([_group(0), _group(1)], pad_id=0, mask_truncated=True)
+    assert batch["input_ids"].shape == (4, 2 + 2)
+    assert batch["advantages"].tolist() == [1.0, -1.0, 1.0, -1.0]
+    assert batch["completion_mask"][1].sum() == 0 and batch["completion_mask"][3].sum() == 0
+    assert batch["num_items_in_batch"] == 7.0
+    assert torch.equal(batch["sampling_logprobs"][1], torch.tensor([-0.5, -0.5]))
+
+
+@pytest.mark.parametrize("mu,acc", [(1, 1), (2, 1), (2, 2)])
+def test_epoch_order_repeats_each_optimizer_step_num_iterations_times(mu, acc):
+    cfg = compose(["model=tiny", "data.tasks_per_epoch=8", "agent.groups_per_step=2",
+                   f"agent.num_iterations={mu}", f"trainer.accumulate_grad_batches={acc}"])
+    dm = GenEnvDataModule(cfg.data, cfg.agent, pad_id=0, accumulate_grad_batches=acc)
+    dm.set_epoch_groups([_group(i) for i in range(8)])
+    order = [len(g.prompt_ids) - 1 for g in dm.train_dataloader().dataset]
+    per_step = 2 * acc
+    expected = [s * per_step + k for s in range(8 // per_step) for _ in range(mu) for k in range(per_step)]
+    assert order == expected
+    assert len(dm.train_dataloader()) == 8 * mu // 2
+
+
+def test_datamodule_pools_persist_atomically(tmp_path):
+    cfg = compose(["model=tiny", "data.families=[weather]"])
+    dm = GenEnvDataModule(cfg.data, cfg.agent, pad_id=0, run_dir=tmp_path)
+    dm.setup()
+    assert {t.family for t in dm.base} == {"weather"} and len(dm.val) <= cfg.data.num_val
+    dm.add_env_records([{"epoch": 0, "task": None, "reason": "not_json"}])
+    counts = dm.save_pools()
+    assert counts == {"d_train": len(dm.base), "d_env": 1}
+    assert GenEnvDataModule.load_pool(tmp_path / "pools" / "d_env.jsonl")[0]["reason"] == "not_json"
+    assert not list((tmp_path / "pools").glob(".*.tmp"))
+
+
+def test_set_epoch_groups_rejects_wrong_count():
+    cfg = compose(["model=tiny"])
+    dm = GenEnvDataModule(cfg.data, cfg.agent, pad_id=0)
+    with pytest.raises(ValueError, match="expected 8 groups"):
+        dm.set_epoch_groups([_group(0)])
+
+
+def test_bad_data_file_lines_are_counted_and_skipped(tmp_path):
+    good = _task(1).to_dict()
+    path = tmp_path / "seeds.jsonl"
+    lines = [json.dumps(good), "{not json", "[1, 2]", json.dumps({**good, "id": "x", "check": "nope"}),
+             json.dumps({**good, "id": "y", "answer": {"name": "rm_rf", "arguments": {}}}),
+             json.dumps({**good, "extra": 1}), "", json.dumps({**good, "id": "z", "question": ""})]
+    path.write_text("\n".join(lines) + "\n")
+    skipped = Counter()
+    tasks = read_tasks(path, skipped)
+    assert [t.id for t in tasks] == ["t1"]
+    assert skipped == Counter(not_json=1, not_an_object=1, unknown_check=1, unknown_tool=1,
+                              unknown_field=1, empty_question=1)
+
+
+def test_unreadable_data_file_is_a_clear_error(tmp_path):
+    with pytest.raises(FileNotFoundError, match="cannot read data file"):
+        read_tasks(tmp_path / "missing.jsonl")
+
+
+def test_datamodule_with_only_invalid_seed_file_fails_clearly(tmp_path):
+    path = tmp_path / "bad.jsonl"
+    path.write_text("nope\n")
+    cfg = compose(["model=tiny", f"data.train_path={path}", f"data.val_path={path}"])
+    dm = GenEnvDataModule(cfg.data, cfg.agent, pad_id=0)
+    with pytest.raises(ValueError, match="no valid seed tasks"):
+        dm.setup()
+
+
+def test_write_jsonl_atomic_replaces(tmp_path):
+    p = tmp_path / "x.jsonl"
+    write_jsonl_atomic(p, [{"a": 1}])
+    write_jsonl_atomic(p, [{"a": 2}, {"a": 3}])
+    assert [json.loads(line)["a"] for line in p.read_text().splitlines()] == [2, 3]

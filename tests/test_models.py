@@ -1,0 +1,123 @@
+"""Models: the tiny test model, offline loading, LoRA wrapping, HF export, the embedded model."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+import torch
+from transformers import AutoModelForCausalLM, AutoTokenizer
+
+from lightning_genenv.models import build_tiny_model_dir, embedded_model_dir, load_causal_lm, save_hf
+
+CHAT = [
+    {"role": "user", "content": "What is the weather in Paris?"},
+    {"role": "assistant", "content": '{"name": "get_weather", "arguments": {"city": "Paris"}}'},
+]
+LORA = {"r": 4, "alpha": 8, "dropout": 0.0, "target_modules": ["q_proj", "v_proj"]}
+
+
+@pytest.fixture(scope="module")
+def tiny_dir(tmp_path_factory):
+    return build_tiny_model_dir(tmp_path_factory.mktemp("models") / "tiny")
+
+
+def _logits(model, tok, text="Call get_weather for Paris."):
+    ids = tok(text, return_tensors="pt").input_ids
+    with torch.no_grad():
+        return model(ids).logits
+
+
+def _randomize_lora(model):
+    """LoRA B starts at zero (a no-op adapter); make it non-zero so merging is really tested."""
+    gen = torch.Generator().manual_seed(1)
+    with torch.no_grad():
+        for name, p in model.named_parameters():
+            if "lora_B" in name:
+                p.copy_(torch.randn(p.shape, generator=gen) * 0.1)
+
+
+def test_tiny_dir_builds_loads_and_is_idempotent(tiny_dir):
+    again = build_tiny_model_dir(tiny_dir)
+    assert again == tiny_dir
+    model = AutoModelForCausalLM.from_pretrained(tiny_dir)
+    tok = AutoTokenizer.from_pretrained(tiny_dir)
+    assert model.config.num_hidden_layers == 2 and model.config.tie_word_embeddings
+    assert 500 < len(tok) <= 2048 and model.config.vocab_size == len(tok)
+    assert tok.eos_token == "<|im_end|>" and tok.pad_token == "<|endoftext|>"
+    assert tok.convert_tokens_to_ids("<|im_end|>") in model.generation_config.eos_token_id
+
+
+def test_tiny_dir_is_deterministic(tiny_dir, tmp_path):
+    other = build_tiny_model_dir(tmp_path / "tiny2")
+    for name in ("model.safetensors", "tokenizer.json"):
+        assert (other / name).read_bytes() == (tiny_dir / name).read_bytes()
+
+
+def test_chat_template_and_generation(tiny_dir):
+    model, tok = load_causal_lm(str(tiny_dir))
+    assert tok.padding_side == "left"
+    text = tok.apply_chat_template(CHAT, tokenize=False)
+    assert text.count("<|im_start|>") == 3 and "<|im_start|>assistant\n" in text  # incl. system
+    prompt = tok.apply_chat_template(CHAT[:1], tokenize=False, add_generation_prompt=True)
+    assert prompt.endswith("<|im_start|>assistant\n")
+    batch = tok([prompt, "short"], return_tensors="pt", padding=True)
+    assert (batch.input_ids[1, 0] == tok.pad_token_id).item()  # left padding
+    out = model.generate(**batch, max_new_tokens=6, do_sample=False)
+    assert out.shape[1] <= batch.input_ids.shape[1] + 6
+    # Stopping: make the first greedy token an eos id and generation ends right after it.
+    first = out[0, batch.input_ids.shape[1]].item()
+    ids = tok([prompt], return_tensors="pt")
+    stopped = model.generate(**ids, max_new_tokens=6, do_sample=False, eos_token_id=[first])
+    assert stopped.shape[1] == ids.input_ids.shape[1] + 1
+
+
+def test_lora_wrap_trains_only_adapters_and_disables_cleanly(tiny_dir):
+    base, tok = load_causal_lm(str(tiny_dir))
+    base_logits = _logits(base, tok)
+    model, _ = load_causal_lm(str(tiny_dir), lora=LORA)
+    trainable = [n for n, p in model.named_parameters() if p.requires_grad]
+    assert trainable and all("lora_" in n for n in trainable)
+    _randomize_lora(model)
+    assert not torch.allclose(_logits(model, tok), base_logits, atol=1e-4)
+    with model.disable_adapter():
+        torch.testing.assert_close(_logits(model, tok), base_logits, rtol=0, atol=1e-6)
+
+
+def test_save_hf_merges_lora_into_plain_model(tiny_dir, tmp_path):
+    model, tok = load_causal_lm(str(tiny_dir), lora=LORA, gradient_checkpointing=True)
+    _randomize_lora(model)
+    model.eval()
+    peft_logits = _logits(model, tok)
+    out = save_hf(model, tok, tmp_path / "export")
+    assert (out / "model.safetensors").is_file()
+    plain = AutoModelForCausalLM.from_pretrained(out)
+    assert type(plain).__name__ == "LlamaForCausalLM"
+    assert not any("lora_" in n for n in plain.state_dict())
+    torch.testing.assert_close(_logits(plain, AutoTokenizer.from_pretrained(out)), peft_logits,
+                               rtol=0, atol=1e-5)
+    assert any("lora_" in n for n, _ in model.named_parameters())  # the original keeps adapters
+
+
+def test_missing_model_raises_clear_error(tmp_path):
+    missing = tmp_path / "no_such_model"
+    with pytest.raises(FileNotFoundError, match="no_such_model") as info:
+        load_causal_lm(str(missing))
+    assert "model.agent=" in str(info.value) and "\n" not in str(info.value)
+    with pytest.raises(FileNotFoundError, match="not-a-real-org/not-a-real-model"):
+        load_causal_lm("not-a-real-org/not-a-real-model")  # offline: fails fast, no network
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(os.environ.get("LIGHTNING_GENENV_SKIP_EMBEDDED") == "1",
+                    reason="LIGHTNING_GENENV_SKIP_EMBEDDED=1")
+def test_embedded_model_loads_and_chats():
+    path = embedded_model_dir()  # converts once (downloads ~93 MB), then cached
+    model, tok = load_causal_lm(str(path))
+    assert sum(p.numel() for p in model.parameters()) == 134_515_008
+    prompt = tok.apply_chat_template([{"role": "user", "content": "What is the capital of France?"}],
+                                     tokenize=False, add_generation_prompt=True)
+    ids = tok([prompt], return_tensors="pt")
+    out = model.generate(**ids, max_new_tokens=20, do_sample=False)
+    answer = tok.decode(out[0, ids.input_ids.shape[1]:], skip_special_tokens=True)
+    assert "Paris" in answer

@@ -1,0 +1,65 @@
+"""A tiny model that has learned the output formats, so that end-to-end tests exercise every path.
+
+A random-init tiny model never writes a valid task or tool call, so ``p̂`` would always be 0 and the
+simulator would never be updated. A few hundred SFT steps on the seed tasks' formats (agent: gold
+completions; simulator: another task of the seed's family, as JSON) fix that in seconds. The
+result is an ordinary Hugging Face directory passed as ``model.agent=`` / ``model.simulator=``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import torch
+
+from lightning_genenv.data import pad_rows
+from lightning_genenv.losses import sequence_logprobs
+from lightning_genenv.models import build_tiny_model_dir, load_causal_lm, save_hf
+from lightning_genenv.parsing import task_to_simulator_json
+from lightning_genenv.prompts import agent_messages, gold_completion, simulator_messages, simulator_prefix
+from lightning_genenv.rollout import encode_chat
+from lightning_genenv.seeds import embedded_seeds
+
+
+def sft_pairs(tokenizer, tasks, families: set[str]) -> list[tuple[list[int], list[int]]]:
+    by_family: dict[str, list] = {}
+    for t in tasks:
+        by_family.setdefault(t.family, []).append(t)
+    pairs = []
+    eos = [tokenizer.convert_tokens_to_ids("<|im_end|>")]
+    for t in tasks:
+        if t.family not in families:
+            continue
+        others = [o for o in by_family[t.family] if o.id != t.id]
+        shots, example = others[:2], others[-1]
+        prompt = encode_chat(tokenizer, agent_messages(t, shots))
+        pairs.append((prompt, tokenizer(gold_completion(t), add_special_tokens=False)["input_ids"] + eos))
+        prefix = simulator_prefix(t)
+        sim_prompt = encode_chat(tokenizer, simulator_messages(t, [example]), prefix)
+        target = task_to_simulator_json(example)[len(prefix):]
+        pairs.append((sim_prompt, tokenizer(target, add_special_tokens=False)["input_ids"] + eos))
+    return pairs
+
+
+def build_tiny_sft(out_dir: str | Path, families=("weather", "qa_arith"), steps: int = 300,
+                   lr: float = 3e-3, seed: int = 0) -> Path:
+    out = Path(out_dir)
+    if (out / "config.json").exists():
+        return out
+    base = build_tiny_model_dir(out.parent / "tiny-base")
+    model, tok = load_causal_lm(str(base))
+    train, _ = embedded_seeds()
+    pairs = sft_pairs(tok, train, set(families))
+    gen = torch.Generator().manual_seed(seed)
+    opt = torch.optim.AdamW(model.parameters(), lr=lr)
+    model.train()
+    for _ in range(steps):
+        idx = torch.randint(len(pairs), (8,), generator=gen).tolist()
+        batch = pad_rows([pairs[i][0] for i in idx], [pairs[i][1] for i in idx], tok.pad_token_id)
+        logp = sequence_logprobs(model, batch["input_ids"], batch["attention_mask"], batch["completion_start"])
+        mask = batch["completion_mask"]
+        loss = -(logp * mask).sum() / mask.sum()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    return save_hf(model, tok, out)

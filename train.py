@@ -1,0 +1,102 @@
+"""GenEnv co-evolution: ``python train.py [group=option ...] [key.sub=value ...]``.
+
+Composes ``conf/``, loads the agent and the simulator, and runs the agent's Lightning trainer with
+the :class:`CoEvolutionCallback`, which drives the simulator's own trainer once per epoch. The run
+directory gets ``config.yaml``, ``tb/`` (TensorBoard: ``agent`` and ``simulator`` runs), ``pools/``,
+``checkpoints/last.ckpt``, ``final/{agent,simulator}`` (Hugging Face format) and ``summary.json``.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from datetime import datetime
+from pathlib import Path
+
+import lightning as L
+from lightning.pytorch.callbacks import ModelCheckpoint
+from lightning.pytorch.loggers import TensorBoardLogger
+
+from callbacks.coevolution import CoEvolutionCallback
+from lightning_genenv.agent import AgentModule
+from lightning_genenv.config import ConfigError, compose, to_yaml
+from lightning_genenv.data import GenEnvDataModule
+from lightning_genenv.models import load_causal_lm, save_hf
+from lightning_genenv.simulator import SimulatorModule
+
+
+def make_trainer(cfg, logger, **kwargs) -> L.Trainer:
+    """A Lightning trainer for one player, from the strategy and trainer groups."""
+    s, t = cfg.strategy, cfg.trainer
+    strategy = {"single": "auto", "ddp": "ddp"}[s.name]
+    return L.Trainer(
+        accelerator=s.accelerator, devices=s.devices, num_nodes=s.num_nodes, strategy=strategy,
+        precision=t.precision, gradient_clip_val=t.gradient_clip_val, logger=logger,
+        log_every_n_steps=t.log_every_n_steps, enable_progress_bar=t.enable_progress_bar,
+        enable_model_summary=False, **kwargs,
+    )
+
+
+def load_player(cfg, name: str):
+    lora = None
+    if cfg.model.lora.enabled:
+        lora = {k: cfg.model.lora[k] for k in ("r", "alpha", "dropout", "target_modules")}
+        lora["target_modules"] = list(lora["target_modules"])
+    return load_causal_lm(name, cfg.model.dtype, lora, cfg.model.gradient_checkpointing,
+                          cfg.model.cache_dir)
+
+
+def run(cfg) -> Path:
+    """Run co-evolution on a composed config; returns the run directory."""
+    start = time.perf_counter()
+    run_dir = Path(cfg.run_dir or Path("runs") / datetime.now().strftime("%Y%m%d-%H%M%S"))
+    run_dir.mkdir(parents=True, exist_ok=True)
+    cfg.run_dir = str(run_dir)
+    (run_dir / "config.yaml").write_text(to_yaml(cfg))
+    L.seed_everything(cfg.seed, workers=True, verbose=False)
+
+    agent_model, agent_tok = load_player(cfg, cfg.model.agent)
+    sim_model, sim_tok = load_player(cfg, cfg.model.simulator)
+    acc = cfg.trainer.accumulate_grad_batches
+    dm = GenEnvDataModule(cfg.data, cfg.agent, agent_tok.pad_token_id, run_dir, acc)
+    agent = AgentModule(agent_model, agent_tok, cfg.agent, acc)
+    simulator = SimulatorModule(sim_model, sim_tok, cfg.simulator)
+
+    sim_trainer = None
+    if cfg.curriculum.train_simulator:
+        sim_logger = TensorBoardLogger(run_dir, name="tb", version="simulator", default_hp_metric=False)
+        sim_trainer = make_trainer(cfg, sim_logger, max_epochs=0, enable_checkpointing=False)
+    coevolution = CoEvolutionCallback(cfg, dm, simulator, sim_trainer)
+    checkpoint = ModelCheckpoint(dirpath=run_dir / "checkpoints", save_last=True, save_top_k=0)
+    logger = TensorBoardLogger(run_dir, name="tb", version="agent", default_hp_metric=False)
+    trainer = make_trainer(
+        cfg, logger, max_epochs=cfg.trainer.max_epochs, callbacks=[coevolution, checkpoint],
+        accumulate_grad_batches=acc, check_val_every_n_epoch=cfg.trainer.val_every_n_epochs,
+        num_sanity_val_steps=cfg.trainer.num_sanity_val_steps, default_root_dir=run_dir,
+    )
+    trainer.fit(agent, datamodule=dm)
+
+    if trainer.is_global_zero:
+        if cfg.trainer.save_hf:
+            save_hf(agent.model, agent_tok, run_dir / "final" / "agent")
+            save_hf(simulator.model, sim_tok, run_dir / "final" / "simulator")
+        summary = {k: float(v) for k, v in trainer.callback_metrics.items()}
+        summary.update(wall_time_s=round(time.perf_counter() - start, 1), epochs=trainer.current_epoch,
+                       agent_steps=trainer.global_step, simulator_epochs=coevolution.sim_epochs,
+                       invalid_generations=dict(coevolution.invalid), skipped_records=dict(dm.skipped))
+        (run_dir / "summary.json").write_text(json.dumps(summary, indent=2))
+        print(f"run directory: {run_dir}  ({summary['wall_time_s']} s)")
+    return run_dir
+
+
+def main(argv: list[str] | None = None) -> Path:
+    try:
+        cfg = compose(sys.argv[1:] if argv is None else argv)
+        return run(cfg)
+    except (ConfigError, FileNotFoundError) as e:
+        sys.exit(f"error: {e}")
+
+
+if __name__ == "__main__":
+    main()
