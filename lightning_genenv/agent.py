@@ -57,7 +57,7 @@ class AgentModule(PolicyModule):
             epsilon=cfg.epsilon, epsilon_high=cfg.epsilon_high, loss_type=cfg.loss_type,
             max_completion_length=cfg.max_completion_length, num_items_in_batch=num_items,
         )
-        n = batch["input_ids"].size(0)
+        n = batch["completion_ids"].size(0)
         log = {"agent/loss": loss.detach(), "agent/reward": batch["rewards"].mean(),
                "agent/completion_length": mask.sum(-1).mean(),
                "agent/sampler_logprob_gap": masked_mean((logp.detach() - batch["sampling_logprobs"].to(logp)).abs(), mask)}

@@ -46,23 +46,22 @@ class Group:
     num_items_in_batch: float | None = None  # completion tokens in this group's optimizer step
 
 
-def pad_rows(prompts: list[list[int]], completions: list[list[int]], pad_id: int) -> dict:
-    """Left-pad prompts and right-pad completions so every completion starts at one column."""
+def pad_batch(prompts: list[list[int]], completions: list[list[int]], pad_id: int) -> dict:
+    """``G`` prompts, left-padded, and ``G x n`` completions (group by group), right-padded."""
     p_len = max(len(p) for p in prompts)
     c_len = max(1, max(len(c) for c in completions))
-    rows = len(prompts)
-    input_ids = torch.full((rows, p_len + c_len), pad_id, dtype=torch.long)
-    attention = torch.zeros((rows, p_len + c_len), dtype=torch.long)
-    completion_mask = torch.zeros((rows, c_len), dtype=torch.float32)
-    for i, (p, c) in enumerate(zip(prompts, completions)):
-        input_ids[i, p_len - len(p):p_len] = torch.tensor(p, dtype=torch.long)
-        attention[i, p_len - len(p):p_len] = 1
-        if c:
-            input_ids[i, p_len:p_len + len(c)] = torch.tensor(c, dtype=torch.long)
-            attention[i, p_len:p_len + len(c)] = 1
-            completion_mask[i, :len(c)] = 1
-    return {"input_ids": input_ids, "attention_mask": attention,
-            "completion_mask": completion_mask, "completion_start": p_len}
+    prompt_ids = torch.full((len(prompts), p_len), pad_id, dtype=torch.long)
+    prompt_mask = torch.zeros((len(prompts), p_len), dtype=torch.long)
+    for i, p in enumerate(prompts):
+        prompt_ids[i, p_len - len(p):] = torch.tensor(p, dtype=torch.long)
+        prompt_mask[i, p_len - len(p):] = 1
+    completion_ids = torch.full((len(completions), c_len), pad_id, dtype=torch.long)
+    completion_mask = torch.zeros((len(completions), c_len), dtype=torch.float32)
+    for i, c in enumerate(completions):
+        completion_ids[i, :len(c)] = torch.tensor(c, dtype=torch.long)
+        completion_mask[i, :len(c)] = 1
+    return {"prompt_ids": prompt_ids, "prompt_mask": prompt_mask,
+            "completion_ids": completion_ids, "completion_mask": completion_mask}
 
 
 def _pad_float(rows: list[list[float]], width: int) -> torch.Tensor:
@@ -74,9 +73,9 @@ def _pad_float(rows: list[list[float]], width: int) -> torch.Tensor:
 
 def collate_groups(groups: list[Group], pad_id: int, mask_truncated: bool = False) -> dict:
     """Flatten groups into one padded batch of ``sum(n)`` rows."""
-    prompts = [g.prompt_ids for g in groups for _ in g.completion_ids]
-    completions = [c for g in groups for c in g.completion_ids]
-    batch = pad_rows(prompts, completions, pad_id)
+    if len({len(g.completion_ids) for g in groups}) != 1:
+        raise ValueError("all groups in a batch need the same number of completions")
+    batch = pad_batch([g.prompt_ids for g in groups], [c for g in groups for c in g.completion_ids], pad_id)
     width = batch["completion_mask"].size(1)
     if mask_truncated:
         truncated = torch.tensor([t for g in groups for t in g.truncated], dtype=torch.bool)
@@ -93,7 +92,7 @@ def collate_groups(groups: list[Group], pad_id: int, mask_truncated: bool = Fals
 
 def collate_generations(records: list[dict], pad_id: int) -> dict:
     """Batch simulator generations (prompt ids, generated ids, RWR weight) for the RWR update."""
-    batch = pad_rows([r["prompt_ids"] for r in records], [r["completion_ids"] for r in records], pad_id)
+    batch = pad_batch([r["prompt_ids"] for r in records], [r["completion_ids"] for r in records], pad_id)
     batch["weights"] = torch.tensor([r["weight"] for r in records], dtype=torch.float32)
     return batch
 

@@ -153,18 +153,39 @@ def rwr_loss(logp: torch.Tensor, mask: torch.Tensor, weights: torch.Tensor, *,
     return loss, metrics
 
 
-def sequence_logprobs(model, input_ids: torch.Tensor, attention_mask: torch.Tensor,
-                      completion_start: int, temperature: float = 1.0) -> torch.Tensor:
-    """Per-token log-probs of the completion part ``input_ids[:, completion_start:]``.
+def sequence_logprobs(model, batch: dict, temperature: float = 1.0,
+                      share_prefix: bool = True) -> torch.Tensor:
+    """Per-token log-probs ``[R, C]`` of a batch's completion tokens under ``model``.
 
-    The rows are left-padded prompts followed by right-padded completions, so every completion
-    starts at column ``completion_start``. Only the logits that predict completion tokens are
-    computed (``logits_to_keep``), which saves the lm-head matmul over the prompt.
+    ``batch`` holds ``G`` left-padded prompts (``prompt_ids``, ``prompt_mask``: ``[G, P]``) and
+    ``R = G x n`` right-padded completions (``completion_ids``, ``completion_mask``: ``[R, C]``),
+    group by group. With ``share_prefix`` each prompt is run once and its KV cache is shared by
+    the group's ``n`` completions (gradients flow through the shared prefix), which divides the
+    prompt cost by ``n``; without it every row is run as prompt + completion. Both give the same
+    values and gradients. Only the logits that predict completion tokens are computed.
     """
-    keep = input_ids.size(1) - completion_start
-    position_ids = (attention_mask.long().cumsum(-1) - 1).clamp(min=0)
-    out = model(input_ids=input_ids, attention_mask=attention_mask, position_ids=position_ids,
-                logits_to_keep=keep + 1, use_cache=False)
-    logits = out.logits[:, :-1]
-    return token_logprobs(logits, input_ids[:, completion_start:], temperature)
-
+    prompt_ids, prompt_mask = batch["prompt_ids"], batch["prompt_mask"]
+    comp_ids, comp_mask = batch["completion_ids"], batch["completion_mask"].long()
+    n = comp_ids.size(0) // prompt_ids.size(0)
+    if not share_prefix or getattr(model, "is_gradient_checkpointing", False):
+        ids = torch.cat([prompt_ids.repeat_interleave(n, 0), comp_ids], dim=1)
+        att = torch.cat([prompt_mask.repeat_interleave(n, 0), comp_mask], dim=1)
+        positions = (att.cumsum(-1) - 1).clamp(min=0)
+        logits = model(input_ids=ids, attention_mask=att, position_ids=positions,
+                       logits_to_keep=comp_ids.size(1) + 1, use_cache=False).logits[:, :-1]
+        return token_logprobs(logits, comp_ids, temperature)
+    positions = (prompt_mask.cumsum(-1) - 1).clamp(min=0)
+    out = model(input_ids=prompt_ids, attention_mask=prompt_mask, position_ids=positions,
+                use_cache=True, logits_to_keep=1)
+    cache = out.past_key_values
+    if n > 1:
+        cache.batch_repeat_interleave(n)
+    first = out.logits[:, -1:].repeat_interleave(n, 0)  # predicts each completion's first token
+    if comp_ids.size(1) == 1:
+        return token_logprobs(first, comp_ids, temperature)
+    att = torch.cat([prompt_mask.repeat_interleave(n, 0), comp_mask], dim=1)[:, :-1]
+    start = prompt_mask.sum(-1).repeat_interleave(n, 0)[:, None]
+    comp_positions = start + torch.arange(comp_ids.size(1) - 1, device=comp_ids.device)
+    rest = model(input_ids=comp_ids[:, :-1], attention_mask=att, position_ids=comp_positions,
+                 past_key_values=cache, use_cache=True).logits
+    return token_logprobs(torch.cat([first, rest], dim=1), comp_ids, temperature)

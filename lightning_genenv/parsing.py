@@ -313,4 +313,5 @@ def task_to_simulator_json(task: Task) -> str:
     question = json.dumps(task.question, ensure_ascii=False)
     if task.check == "tool_call":
         return '{"question":' + question + ',"call":' + call_to_json(task.answer) + "}"
-    return '{"question":' + question + ',"answer":' + json.dumps(str(task.answer), ensure_ascii=False) + "}"
+    answer = json.dumps(str(task.answer), ensure_ascii=False)
+    return '{"question":' + question + ',"answer":' + answer + "}"

@@ -39,8 +39,7 @@ class PolicyModule(L.LightningModule):
 
     def logprobs(self, batch: dict, temperature: float = 1.0) -> torch.Tensor:
         """Per-token log-probs of the batch's completion tokens under the trainable policy."""
-        return sequence_logprobs(self.model, batch["input_ids"], batch["attention_mask"],
-                                 batch["completion_start"], temperature)
+        return sequence_logprobs(self.model, batch, temperature)
 
     @torch.no_grad()
     def anchor_logprobs(self, batch: dict, temperature: float = 1.0) -> torch.Tensor | None:
@@ -48,12 +47,10 @@ class PolicyModule(L.LightningModule):
         if not self.has_anchor:
             return None
         if self.anchor is not None:
-            return sequence_logprobs(self.anchor, batch["input_ids"], batch["attention_mask"],
-                                     batch["completion_start"], temperature)
+            return sequence_logprobs(self.anchor, batch, temperature)
         ctx = self.model.disable_adapter() if is_peft(self.model) else nullcontext()
         with ctx:
-            return sequence_logprobs(self.model, batch["input_ids"], batch["attention_mask"],
-                                     batch["completion_start"], temperature)
+            return sequence_logprobs(self.model, batch, temperature)
 
     def trainable_parameters(self) -> list[torch.nn.Parameter]:
         return [p for p in self.model.parameters() if p.requires_grad]

@@ -107,7 +107,8 @@ def _simulator_system(seed: Task) -> str:
             "You write new tasks for training an assistant that calls tools.\n"
             "Write ONE new task of the same kind as the examples, with different values "
             "(other names, places, numbers, dates).\n"
-            'Use the same JSON format, on one line: {"question":"...","call":{"name":"...","arguments":{...}}}\n'
+            "Use the same JSON format, on one line: "
+            '{"question":"...","call":{"name":"...","arguments":{...}}}\n'
             "The call must be the correct answer to your question and use only these tools "
             "(? marks an optional argument):\n"
             f"{tools}\n"

@@ -4,8 +4,9 @@
   match for ``check="exact"``, and SQuAD token F1 for ``check="f1"``. An unparseable output scores 0
   with its parse reason.
 - Environment: the agent's success rate ``p̂ = k/n`` over its attempts at a generated task gives
-  ``R_env(p̂) = exp(-β (p̂ - α)²)``; tasks with ``p̂ < k_min`` (optionally outside ``|p̂ - α| <= band``)
-  are filtered out; RWR weights are ``w_i ∝ exp(R_env,i / λ)``, self-normalized to average 1.
+  ``R_env(p̂) = exp(-β (p̂ - α)²)``; tasks with ``p̂ < k_min`` (and, optionally, outside
+  ``|p̂ - α| <= band``) are filtered out; RWR weights are ``w_i ∝ exp(R_env,i / λ)``,
+  self-normalized to average 1.
 - Alternatives to ``R_env`` for ablations, selectable by name from :data:`ENV_REWARDS`.
 
 Deliberately left out: an LLM judge for free-form answers (Bamboogle's official protocol needs one;
@@ -113,7 +114,7 @@ def success_rate(rewards: Sequence[float], threshold: float = 1.0) -> float:
 
 
 def env_reward(p_hat: float, alpha: float = 0.5, beta: float = 10.0) -> float:
-    """GenEnv's ``R_env = exp(-β (p̂ - α)²)``: 1 at ``p̂ = α``, ``exp(-β/4)`` at 0 or 1 for α = 0.5."""
+    """GenEnv's ``R_env = exp(-β (p̂ - α)²)``: 1 at ``p̂ = α``; ``exp(-β/4)`` at 0 and 1 for α = 0.5."""
     return math.exp(-beta * (p_hat - alpha) ** 2)
 
 

@@ -42,7 +42,7 @@ class SimulatorModule(PolicyModule):
         loss, metrics = rwr_loss(logp, batch["completion_mask"], batch["weights"].to(logp),
                                  init_logp=init, kl_coef=self.cfg.kl_coef)
         self.last_kl = float(metrics["kl"])
-        n = batch["input_ids"].size(0)
+        n = batch["completion_ids"].size(0)
         log = {"sim/loss": loss.detach(), "sim/nll": metrics["nll"], "sim/kl": metrics["kl"],
                "sim/weight_max": batch["weights"].max()}
         if self.last_kl > self.cfg.kl_max:

@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from lightning_genenv.config import compose
-from lightning_genenv.data import GenEnvDataModule, Group, collate_groups, pad_rows
+from lightning_genenv.data import GenEnvDataModule, Group, collate_groups, pad_batch
 from lightning_genenv.tasks import Task, read_tasks, write_jsonl_atomic
 
 
@@ -25,17 +25,17 @@ def _group(i, n=2):
                  num_items_in_batch=7.0)
 
 
-def test_pad_rows_left_pads_prompts_and_right_pads_completions():
-    b = pad_rows([[1, 2], [3]], [[4], [5, 6]], pad_id=0)
-    assert b["input_ids"].tolist() == [[1, 2, 4, 0], [0, 3, 5, 6]]
-    assert b["attention_mask"].tolist() == [[1, 1, 1, 0], [0, 1, 1, 1]]
-    assert b["completion_mask"].tolist() == [[1, 0], [1, 1]]
-    assert b["completion_start"] == 2
+def test_pad_batch_left_pads_prompts_and_right_pads_completions():
+    b = pad_batch([[1, 2], [3]], [[4], [5, 6], [7], []], pad_id=0)
+    assert b["prompt_ids"].tolist() == [[1, 2], [0, 3]]
+    assert b["prompt_mask"].tolist() == [[1, 1], [0, 1]]
+    assert b["completion_ids"].tolist() == [[4, 0], [5, 6], [7, 0], [0, 0]]
+    assert b["completion_mask"].tolist() == [[1, 0], [1, 1], [1, 0], [0, 0]]
 
 
 def test_collate_groups_flattens_and_masks_truncated():
     batch = collate_groups([_group(0), _group(1)], pad_id=0, mask_truncated=True)
-    assert batch["input_ids"].shape == (4, 2 + 2)
+    assert batch["prompt_ids"].shape == (2, 2) and batch["completion_ids"].shape == (4, 2)
     assert batch["advantages"].tolist() == [1.0, -1.0, 1.0, -1.0]
     assert batch["completion_mask"][1].sum() == 0 and batch["completion_mask"][3].sum() == 0
     assert batch["num_items_in_batch"] == 7.0

@@ -141,19 +141,43 @@ def test_rwr_loss_by_hand():
     assert m2["kl"].item() == pytest.approx((k / 2 + 0.0) / 2, rel=1e-5)
 
 
-def test_sequence_logprobs_matches_full_forward():
+def _tiny_llama():
     from transformers import LlamaConfig, LlamaForCausalLM
 
     torch.manual_seed(0)
     cfg = LlamaConfig(vocab_size=50, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
-                      num_attention_heads=4, num_key_value_heads=4, max_position_embeddings=64)
-    model = LlamaForCausalLM(cfg).eval()
-    # row 0: prompt [5, 6, 7] + completion [8, 9]; row 1: left-padded prompt [0, 3, 4] + [10, pad]
-    ids = torch.tensor([[5, 6, 7, 8, 9], [0, 3, 4, 10, 0]])
-    att = torch.tensor([[1, 1, 1, 1, 1], [0, 1, 1, 1, 0]])
-    lp = losses.sequence_logprobs(model, ids, att, completion_start=3)
-    with torch.no_grad():
-        full0 = torch.log_softmax(model(ids[:1]).logits, -1)
-        full1 = torch.log_softmax(model(torch.tensor([[3, 4, 10]])).logits, -1)
-    assert lp[0].tolist() == pytest.approx([full0[0, 2, 8].item(), full0[0, 3, 9].item()], abs=1e-5)
-    assert lp[1, 0].item() == pytest.approx(full1[0, 1, 10].item(), abs=1e-5)
+                      num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=64)
+    return LlamaForCausalLM(cfg).eval()
+
+
+def _batch():
+    from lightning_genenv.data import pad_batch
+
+    # group 0: prompt [5, 6, 7] with completions [8, 9] and [10]; group 1: prompt [3, 4] (left-padded)
+    return pad_batch([[5, 6, 7], [3, 4]], [[8, 9], [10], [11, 12], [13, 14]], pad_id=0)
+
+
+def test_sequence_logprobs_matches_unpadded_full_forward():
+    model = _tiny_llama()
+    batch = _batch()
+    for share in (True, False):
+        lp = losses.sequence_logprobs(model, batch, share_prefix=share)
+        with torch.no_grad():
+            full = torch.log_softmax(model(torch.tensor([[5, 6, 7, 8, 9]])).logits, -1)
+            full1 = torch.log_softmax(model(torch.tensor([[3, 4, 13, 14]])).logits, -1)
+        assert lp[0].tolist() == pytest.approx([full[0, 2, 8].item(), full[0, 3, 9].item()], abs=1e-5)
+        assert lp[3].tolist() == pytest.approx([full1[0, 1, 13].item(), full1[0, 2, 14].item()], abs=1e-5)
+
+
+def test_shared_prefix_gives_the_same_values_and_gradients():
+    model = _tiny_llama().train()
+    batch = _batch()
+    grads = []
+    for share in (True, False):
+        model.zero_grad()
+        lp = losses.sequence_logprobs(model, batch, temperature=0.8, share_prefix=share)
+        (lp * batch["completion_mask"]).sum().backward()
+        grads.append((lp.detach(), [p.grad.clone() for p in model.parameters()]))
+    assert torch.allclose(grads[0][0] * batch["completion_mask"], grads[1][0] * batch["completion_mask"], atol=1e-5)
+    for a, b in zip(grads[0][1], grads[1][1]):
+        assert torch.allclose(a, b, atol=1e-5)

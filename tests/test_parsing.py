@@ -152,7 +152,8 @@ def test_tool_call_too_deep():
 
 def test_tool_call_unicode():
     text = '<tool_call>{"name": "translate", "arguments": {"text": "こんにちは 🌸 café"}}</tool_call>'
-    assert parse_tool_call(text) == ({"name": "translate", "arguments": {"text": "こんにちは 🌸 café"}}, None)
+    expected = {"name": "translate", "arguments": {"text": "こんにちは 🌸 café"}}
+    assert parse_tool_call(text) == (expected, None)
     escaped = '<tool_call>{"name": "t", "arguments": {"text": "\\u00e9\\ud83c\\udf38"}}</tool_call>'
     assert parse_tool_call(escaped) == ({"name": "t", "arguments": {"text": "é🌸"}}, None)
     lone_surrogate = '<tool_call>{"name": "t", "arguments": {"text": "\\ud800"}}</tool_call>'
@@ -255,10 +256,12 @@ def _sim(obj) -> str:
     return json.dumps(obj, ensure_ascii=False)
 
 
+def _weather(question, **arguments) -> str:
+    return _sim({"question": question, "call": {"name": "get_weather", "arguments": arguments}})
+
+
 def test_simulator_valid_tool_task():
-    text = _sim(
-        {"question": "Weather in Tokyo for 3 days?", "call": {"name": "get_weather", "arguments": {"city": "Tokyo", "days": 3}}}
-    ) + "\nAnother task: {...}"
+    text = _weather("Weather in Tokyo for 3 days?", city="Tokyo", days=3) + "\nAnother task: {...}"
     task, reason = parse_simulator_output(text, TOOL_SEED, "w-0-g1", 4)
     assert reason is None
     assert task == Task(
@@ -283,7 +286,8 @@ def test_simulator_valid_qa_task():
     assert (task.question, task.answer, task.check, task.family) == (
         "What is the capital of Japan?", "Tokyo", "exact", "capitals",
     )
-    task, reason = parse_simulator_output('{"question": "How many legs has a spider?", "answer": 8.0}', QA_SEED, "q2", 0)
+    text = '{"question": "How many legs has a spider?", "answer": 8.0}'
+    task, reason = parse_simulator_output(text, QA_SEED, "q2", 0)
     assert (task.answer, reason) == ("8", None)
 
 
@@ -291,8 +295,8 @@ def test_simulator_outputs_counted_by_reason():
     long_question = "x" * 2500
     outputs = [
         # valid
-        _sim({"question": "Weather in Oslo?", "call": {"name": "get_weather", "arguments": {"city": "Oslo"}}}),
-        _sim({"question": "Weather in Rome in fahrenheit?", "call": {"name": "get_weather", "arguments": {"city": "Rome", "unit": "fahrenheit"}}}),
+        _weather("Weather in Oslo?", city="Oslo"),
+        _weather("Weather in Rome in fahrenheit?", city="Rome", unit="fahrenheit"),
         # not JSON / no JSON / empty / huge / too deep / bad numbers
         "What is the weather in Oslo?",
         '{"question": "Weather in Oslo?", "call": {"name": "get_weather", "arguments": {"city": "Oslo"}',
@@ -310,13 +314,13 @@ def test_simulator_outputs_counted_by_reason():
         _sim({"question": long_question, "call": {"name": "get_weather", "arguments": {"city": "Oslo"}}}),
         # unknown tool / argument, missing argument, wrong type, bad enum value
         _sim({"question": "Book a flight", "call": {"name": "book_flight", "arguments": {"to": "Oslo"}}}),
-        _sim({"question": "Weather in Oslo?", "call": {"name": "get_weather", "arguments": {"town": "Oslo"}}}),
-        _sim({"question": "Weather?", "call": {"name": "get_weather", "arguments": {"unit": "celsius"}}}),
-        _sim({"question": "Weather in Oslo?", "call": {"name": "get_weather", "arguments": {"city": 42}}}),
-        _sim({"question": "Weather in Oslo?", "call": {"name": "get_weather", "arguments": {"city": "Oslo", "days": "3"}}}),
-        _sim({"question": "Weather in Oslo?", "call": {"name": "get_weather", "arguments": {"city": "Oslo", "unit": "kelvin"}}}),
+        _weather("Weather in Oslo?", town="Oslo"),
+        _weather("Weather?", unit="celsius"),
+        _weather("Weather in Oslo?", city=42),
+        _weather("Weather in Oslo?", city="Oslo", days="3"),
+        _weather("Weather in Oslo?", city="Oslo", unit="kelvin"),
         # copies of the seed, modulo whitespace and case
-        _sim({"question": TOOL_SEED.question, "call": {"name": "get_weather", "arguments": {"city": "Rome"}}}),
+        _weather(TOOL_SEED.question, city="Rome"),
         _sim({"question": "  what is the WEATHER in   paris in celsius? ", "call": TOOL_SEED.answer}),
     ]
     reasons = Counter()
@@ -351,7 +355,8 @@ def test_simulator_outputs_counted_by_reason():
 
 
 def test_simulator_qa_schema_errors():
-    assert parse_simulator_output('{"question": "Capital of Peru?"}', QA_SEED, "g", 1) == (None, "missing_answer")
+    no_answer = '{"question": "Capital of Peru?"}'
+    assert parse_simulator_output(no_answer, QA_SEED, "g", 1) == (None, "missing_answer")
     assert parse_simulator_output('{"question": "Capital of Peru?", "answer": ""}', QA_SEED, "g", 1) == (
         None,
         "missing_answer",

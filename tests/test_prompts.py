@@ -7,7 +7,12 @@ import json
 
 import pytest
 
-from lightning_genenv.parsing import parse_answer, parse_simulator_output, parse_tool_call, task_to_simulator_json
+from lightning_genenv.parsing import (
+    parse_answer,
+    parse_simulator_output,
+    parse_tool_call,
+    task_to_simulator_json,
+)
 from lightning_genenv.prompts import (
     agent_messages,
     gold_completion,
@@ -58,11 +63,11 @@ TOOL_TASKS = [
     _tool_task(3, 'Convert 3 "US dollars" to yen, tag it ünïcode.',
                {"amount": 3.0, "from_currency": "USD", "to_currency": "JPY", "tags": ["ünïcode"]}),
 ]
+CAPITALS = [("France", "Paris", "exact"), ("Japan", "Tokyo", "exact"), ("Peru", "Lima", "f1"),
+            ("Chad", "N'Djamena", "f1")]
 QA_TASKS = [
     Task(id=f"qa-{i}", family="capitals", question=f"What is the capital of {c}?", check=check, answer=a)
-    for i, (c, a, check) in enumerate(
-        [("France", "Paris", "exact"), ("Japan", "Tokyo", "exact"), ("Peru", "Lima", "f1"), ("Chad", "N'Djamena", "f1")]
-    )
+    for i, (c, a, check) in enumerate(CAPITALS)
 ]
 
 

@@ -72,12 +72,15 @@ def test_exact_match():
 
 
 def test_calls_match_canonicalization():
-    gold = {"name": "search", "arguments": {"query": "GRPO papers", "limit": 3}}
-    assert calls_match({"name": "search", "arguments": {"limit": 3, "query": "GRPO papers"}}, gold)  # key order
-    assert calls_match({"name": "search", "arguments": {"query": "GRPO papers", "limit": 3.0}}, gold)  # 3.0 vs 3
-    assert calls_match({"name": " search ", "arguments": {"query": "  GRPO papers ", "limit": 3}}, gold)  # whitespace
-    assert not calls_match({"name": "search", "arguments": {"query": "GRPO papers", "limit": "3"}}, gold)  # type
-    assert not calls_match({"name": "search", "arguments": {"query": "grpo papers", "limit": 3}}, gold)  # case
+    def search(name="search", **arguments):
+        return {"name": name, "arguments": arguments}
+
+    gold = search(query="GRPO papers", limit=3)
+    assert calls_match(search(limit=3, query="GRPO papers"), gold)  # key order
+    assert calls_match(search(query="GRPO papers", limit=3.0), gold)  # 3.0 vs 3
+    assert calls_match(search(" search ", query="  GRPO papers ", limit=3), gold)  # whitespace
+    assert not calls_match(search(query="GRPO papers", limit="3"), gold)  # JSON type
+    assert not calls_match(search(query="grpo papers", limit=3), gold)  # case
     assert not calls_match({"name": "find", "arguments": gold["arguments"]}, gold)
     assert not calls_match({"name": "search", "arguments": {"query": "GRPO papers"}}, gold)
     assert not calls_match(None, gold) and not calls_match(gold, "search")
@@ -102,7 +105,9 @@ def test_agent_reward_tool_call():
     assert agent_reward(TOOL_TASK, wrong) == (0.0, "wrong_call")
     assert agent_reward(TOOL_TASK, "I don't know") == (0.0, "no_tool_call")
     assert agent_reward(TOOL_TASK, "<tool_call>search(query=1)") == (0.0, "not_json")
-    superset = '<tool_call>{"name": "search", "arguments": {"query": "GRPO papers", "limit": 3, "lang": "en"}}'
+    superset = (
+        '<tool_call>{"name": "search", "arguments": {"query": "GRPO papers", "limit": 3, "lang": "en"}}'
+    )
     assert agent_reward(TOOL_TASK, superset) == (0.0, "wrong_call")
     assert agent_reward(TOOL_TASK, superset, subset_match=True) == (1.0, None)
 
@@ -157,7 +162,8 @@ def test_rwr_weights_hand_computed():
     assert weights == sorted(weights)
     # Stable for rewards far outside exp's range.
     assert rwr_weights([1000.0, 0.0], 1.0) == pytest.approx([2.0, 0.0])
-    assert rwr_weights([1e6, 1e6 - 1]) == pytest.approx([2 / (1 + math.exp(-1)), 2 * math.exp(-1) / (1 + math.exp(-1))])
+    q = math.exp(-1)
+    assert rwr_weights([1e6, 1e6 - 1]) == pytest.approx([2 / (1 + q), 2 * q / (1 + q)])
     with pytest.raises(ValueError):
         rwr_weights([0.0, 1.0], lam=0.0)
     with pytest.raises(ValueError):

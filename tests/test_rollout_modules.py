@@ -35,7 +35,7 @@ def test_engine_groups_logprobs_and_truncation(tiny):
                                   advantages=[0.0])], tok.pad_token_id)
     from lightning_genenv.losses import sequence_logprobs
     with torch.no_grad():
-        lp = sequence_logprobs(model, batch["input_ids"], batch["attention_mask"], batch["completion_start"], 0.9)
+        lp = sequence_logprobs(model, batch, 0.9)
     assert lp[0, :len(s.logprobs)].tolist() == pytest.approx(s.logprobs, abs=1e-4)
 
 
@@ -89,7 +89,7 @@ def test_lora_anchor_is_the_base_model(tiny_dir):
         base = model.get_base_model()
         with model.disable_adapter():
             from lightning_genenv.losses import sequence_logprobs
-            ref = sequence_logprobs(base, batch["input_ids"], batch["attention_mask"], batch["completion_start"])
+            ref = sequence_logprobs(base, batch)
         assert torch.allclose(sim.anchor_logprobs(batch), ref)
         assert not torch.allclose(sim.logprobs(batch), ref)
 

@@ -85,7 +85,7 @@ def test_run_directory_reloads(run_dir):
     cfg = OmegaConf.merge(OmegaConf.structured(Config), OmegaConf.create((run_dir / "config.yaml").read_text()))
     assert cfg.run_dir == str(run_dir) and cfg.trainer.max_epochs == 2
     ckpt = torch.load(run_dir / "checkpoints" / "last.ckpt", map_location="cpu", weights_only=False)
-    assert ckpt["epoch"] == 1 and "simulator" in ckpt and ckpt["simulator"]["optimizer"] is not None
+    assert ckpt["epoch"] == 2 and "simulator" in ckpt and ckpt["simulator"]["optimizer"] is not None
     for player in ("agent", "simulator"):
         model = AutoModelForCausalLM.from_pretrained(run_dir / "final" / player)
         assert model.num_parameters() > 0

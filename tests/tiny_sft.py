@@ -12,7 +12,7 @@ from pathlib import Path
 
 import torch
 
-from lightning_genenv.data import pad_rows
+from lightning_genenv.data import pad_batch
 from lightning_genenv.losses import sequence_logprobs
 from lightning_genenv.models import build_tiny_model_dir, load_causal_lm, save_hf
 from lightning_genenv.parsing import task_to_simulator_json
@@ -55,8 +55,8 @@ def build_tiny_sft(out_dir: str | Path, families=("weather", "qa_arith"), steps:
     model.train()
     for _ in range(steps):
         idx = torch.randint(len(pairs), (8,), generator=gen).tolist()
-        batch = pad_rows([pairs[i][0] for i in idx], [pairs[i][1] for i in idx], tok.pad_token_id)
-        logp = sequence_logprobs(model, batch["input_ids"], batch["attention_mask"], batch["completion_start"])
+        batch = pad_batch([pairs[i][0] for i in idx], [pairs[i][1] for i in idx], tok.pad_token_id)
+        logp = sequence_logprobs(model, batch)
         mask = batch["completion_mask"]
         loss = -(logp * mask).sum() / mask.sum()
         opt.zero_grad()

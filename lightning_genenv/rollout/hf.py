@@ -55,9 +55,20 @@ class HFEngine:
             attention[i, width - len(p):] = 1
         sampling = {} if params.greedy else {"temperature": params.temperature, "top_p": params.top_p,
                                                "top_k": 0}
+        input_ids, attention = input_ids.to(device), attention.to(device)
+        cache = None
+        if params.n > 1 and width > 1:
+            # Prefill each prompt once and share its KV cache across the group's n samples, instead
+            # of prefilling n copies (num_return_sequences): the prompt dominates the cost here.
+            positions = (attention.cumsum(-1) - 1).clamp(min=0)
+            cache = self.model(input_ids=input_ids[:, :-1], attention_mask=attention[:, :-1],
+                               position_ids=positions[:, :-1], use_cache=True).past_key_values
+            cache.batch_repeat_interleave(params.n)
+            input_ids = input_ids.repeat_interleave(params.n, dim=0)
+            attention = attention.repeat_interleave(params.n, dim=0)
         out = self.model.generate(
-            input_ids=input_ids.to(device), attention_mask=attention.to(device),
-            do_sample=not params.greedy, num_return_sequences=params.n,
+            input_ids=input_ids, attention_mask=attention, past_key_values=cache,
+            do_sample=not params.greedy, num_return_sequences=1 if cache is not None else params.n,
             max_new_tokens=params.max_new_tokens, pad_token_id=self.pad_id,
             eos_token_id=sorted(self.eos_ids), return_dict_in_generate=True, output_logits=True,
             use_cache=True, **sampling,
