@@ -15,7 +15,7 @@ from datetime import datetime
 from pathlib import Path
 
 import lightning as L
-from lightning.pytorch.callbacks import ModelCheckpoint
+from lightning.pytorch.callbacks import ModelCheckpoint, TQDMProgressBar
 from lightning.pytorch.loggers import TensorBoardLogger
 
 from callbacks.coevolution import CoEvolutionCallback
@@ -26,15 +26,17 @@ from lightning_genenv.models import load_causal_lm, save_hf
 from lightning_genenv.simulator import SimulatorModule
 
 
-def make_trainer(cfg, logger, **kwargs) -> L.Trainer:
+def make_trainer(cfg, logger, callbacks=(), **kwargs) -> L.Trainer:
     """A Lightning trainer for one player, from the strategy and trainer groups."""
     s, t = cfg.strategy, cfg.trainer
     strategy = {"single": "auto", "ddp": "ddp"}[s.name]
+    # tqdm, not rich: two trainers in one process cannot share rich's single live display.
+    callbacks = [*callbacks, TQDMProgressBar()] if t.enable_progress_bar else list(callbacks)
     return L.Trainer(
         accelerator=s.accelerator, devices=s.devices, num_nodes=s.num_nodes, strategy=strategy,
         precision=t.precision, gradient_clip_val=t.gradient_clip_val, logger=logger,
         log_every_n_steps=t.log_every_n_steps, enable_progress_bar=t.enable_progress_bar,
-        enable_model_summary=False, **kwargs,
+        enable_model_summary=False, callbacks=callbacks, **kwargs,
     )
 
 
@@ -61,7 +63,7 @@ def run(cfg) -> Path:
     acc = cfg.trainer.accumulate_grad_batches
     dm = GenEnvDataModule(cfg.data, cfg.agent, agent_tok.pad_token_id, run_dir, acc)
     agent = AgentModule(agent_model, agent_tok, cfg.agent, acc)
-    simulator = SimulatorModule(sim_model, sim_tok, cfg.simulator)
+    simulator = SimulatorModule(sim_model, sim_tok, cfg.simulator, cfg.curriculum.train_simulator)
 
     sim_trainer = None
     if cfg.curriculum.train_simulator:

@@ -67,7 +67,10 @@ class CoEvolutionCallback(L.Callback):
         self.times["generate_tasks"] = time.perf_counter() - t0
 
         t0 = time.perf_counter()
-        valid = [r for r in generated if r["task"] is not None][:cfg.data.tasks_per_epoch]
+        valid = [r for r in generated if r["task"] is not None]
+        valid, unattempted = valid[:cfg.data.tasks_per_epoch], valid[cfg.data.tasks_per_epoch:]
+        for r in valid:
+            r["attempted"] = True
         tasks = [r["task"] for r in valid]
         replay = dm.replay_tasks(min(cfg.data.replay_per_epoch, cfg.data.tasks_per_epoch - len(tasks)))
         base = dm.sample_seeds(cfg.data.tasks_per_epoch - len(tasks) - len(replay))
@@ -88,6 +91,7 @@ class CoEvolutionCallback(L.Callback):
         metrics["rollout/response_length"] = _mean([len(c) for g in groups for c in g.completion_ids])
         metrics["rollout/truncated_fraction"] = _mean([float(t) for g in groups for t in g.truncated])
         metrics.update(stats)
+        metrics["curriculum/unattempted_tasks"] = float(len(unattempted))  # valid, beyond tasks_per_epoch
         metrics.update({f"pools/{k}": float(v) for k, v in written.items()})
         self.log_epoch(trainer, metrics, seeds, generated, groups)
 
@@ -108,8 +112,8 @@ class CoEvolutionCallback(L.Callback):
                     self.invalid[reason] += 1
                 records.append({"epoch": epoch, "seed_id": seed.id, "prompt_ids": prompt,
                                 "completion_ids": sample.completion_ids, "text": sample.text,
-                                "task": task, "reason": reason, "p_hat": None, "r_env": 0.0,
-                                "trained_on": False})
+                                "task": task, "reason": reason, "attempted": False, "p_hat": None,
+                                "r_env": 0.0, "trained_on": False})
         return records
 
     def attempt(self, agent, tasks: list) -> list[Group]:

@@ -30,11 +30,11 @@ CONF_DIR = Path(__file__).resolve().parent.parent / "conf"
 
 @dataclass
 class LoraConfig:
-    enabled: bool = False
+    enabled: bool = True
     r: int = 16
     alpha: int = 32
     dropout: float = 0.0
-    target_modules: list[str] = field(default_factory=lambda: ["q_proj", "v_proj"])
+    target_modules: list[str] = field(default_factory=lambda: ["q_proj", "k_proj", "v_proj", "o_proj"])
 
 
 @dataclass
@@ -58,7 +58,7 @@ class AgentConfig:
     epsilon_high: Optional[float] = None  # None: same as epsilon
     loss_type: str = "dapo"  # grpo | bnpo | dr_grpo | dapo
     scale_rewards: str = "group"  # group | batch | none
-    num_generations: int = 4  # the n attempts per task: GRPO group and p-hat sample
+    num_generations: int = 8  # the n attempts per task: GRPO group and p-hat sample
     num_iterations: int = 1  # optimization passes over each rollout batch
     mask_truncated_completions: bool = False
     temperature: float = 1.0
@@ -79,11 +79,11 @@ class SimulatorConfig:
     lam: float = 1.0  # RWR temperature: w ∝ exp(R_env / lam)
     kl_coef: float = 0.1
     kl_max: float = 0.5  # stop the epoch's simulator steps once KL to the initial simulator exceeds it
-    temperature: float = 1.0
-    top_p: float = 1.0
+    temperature: float = 0.7
+    top_p: float = 0.95
     max_completion_length: int = 96
     batch_size: int = 4
-    num_variations: int = 2  # m: tasks written per seed
+    num_variations: int = 4  # m: tasks written per seed
     num_examples: int = 1  # same-family examples shown next to the seed
 
 
@@ -106,10 +106,10 @@ class DataConfig:
     seed: int = 0  # seed of the embedded seed generator and split
     families: Optional[list[str]] = None  # keep only these task families (None: all)
     val_fraction: float = 0.15
-    num_val: int = 16  # validation tasks used each epoch (0: all)
-    seeds_per_epoch: int = 4
-    tasks_per_epoch: int = 8  # agent groups per epoch: valid generated, then replay, then base
-    replay_per_epoch: int = 2  # at most this many tasks replayed from D_train's generated tasks
+    num_val: int = 32  # validation tasks used each epoch (0: all)
+    seeds_per_epoch: int = 8
+    tasks_per_epoch: int = 16  # agent groups per epoch: valid generated, then replay, then base
+    replay_per_epoch: int = 4  # at most this many tasks replayed from D_train's generated tasks
 
 
 @dataclass

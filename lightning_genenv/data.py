@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import lightning as L
+from lightning.pytorch.utilities import rank_zero_warn
 import torch
 from torch.utils.data import DataLoader, Dataset
 
@@ -153,6 +154,8 @@ class GenEnvDataModule(L.LightningDataModule):
             keep = set(self.cfg.families)
             self.base = [t for t in self.base if t.family in keep]
             self.val = [t for t in self.val if t.family in keep]
+        if self.skipped:
+            rank_zero_warn(f"skipped invalid records in the data files: {dict(self.skipped)}")
         if not self.base:
             raise ValueError(f"no valid seed tasks in {self.cfg.train_path} (skipped: {dict(self.skipped)})")
         if self.cfg.num_val and len(self.val) > self.cfg.num_val:

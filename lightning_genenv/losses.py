@@ -18,6 +18,8 @@ bonuses. None is in the GenEnv paper; each would be a new ``loss_type`` here.
 
 from __future__ import annotations
 
+import inspect
+
 import torch
 
 LOSS_TYPES = ("grpo", "bnpo", "dr_grpo", "dapo")
@@ -153,6 +155,17 @@ def rwr_loss(logp: torch.Tensor, mask: torch.Tensor, weights: torch.Tensor, *,
     return loss, metrics
 
 
+def cache_kwarg(model) -> str:
+    """The name under which this transformers version passes a KV cache (``cache`` from 5.2x on)."""
+    base = model.get_base_model() if hasattr(model, "get_base_model") else model
+    return "cache" if "cache" in inspect.signature(base.forward).parameters else "past_key_values"
+
+
+def output_cache(out):
+    """The KV cache of a forward's output, under either name."""
+    return out.cache if hasattr(out, "cache") else out.past_key_values
+
+
 def sequence_logprobs(model, batch: dict, temperature: float = 1.0,
                       share_prefix: bool = True) -> torch.Tensor:
     """Per-token log-probs ``[R, C]`` of a batch's completion tokens under ``model``.
@@ -177,7 +190,7 @@ def sequence_logprobs(model, batch: dict, temperature: float = 1.0,
     positions = (prompt_mask.cumsum(-1) - 1).clamp(min=0)
     out = model(input_ids=prompt_ids, attention_mask=prompt_mask, position_ids=positions,
                 use_cache=True, logits_to_keep=1)
-    cache = out.past_key_values
+    cache = output_cache(out)
     if n > 1:
         cache.batch_repeat_interleave(n)
     first = out.logits[:, -1:].repeat_interleave(n, 0)  # predicts each completion's first token
@@ -187,5 +200,5 @@ def sequence_logprobs(model, batch: dict, temperature: float = 1.0,
     start = prompt_mask.sum(-1).repeat_interleave(n, 0)[:, None]
     comp_positions = start + torch.arange(comp_ids.size(1) - 1, device=comp_ids.device)
     rest = model(input_ids=comp_ids[:, :-1], attention_mask=att, position_ids=comp_positions,
-                 past_key_values=cache, use_cache=True).logits
+                 use_cache=True, **{cache_kwarg(model): cache}).logits
     return token_logprobs(torch.cat([first, rest], dim=1), comp_ids, temperature)

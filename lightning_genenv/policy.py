@@ -27,7 +27,7 @@ class PolicyModule(L.LightningModule):
     def __init__(self, model, tokenizer, learning_rate: float, weight_decay: float = 0.0,
                  needs_anchor: bool = True):
         super().__init__()
-        self.model = model
+        self.model = model.train()
         self.tokenizer = tokenizer
         self.learning_rate = learning_rate
         self.weight_decay = weight_decay

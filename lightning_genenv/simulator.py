@@ -22,8 +22,9 @@ from lightning_genenv.policy import PolicyModule
 
 
 class SimulatorModule(PolicyModule):
-    def __init__(self, model, tokenizer, cfg):
-        super().__init__(model, tokenizer, cfg.learning_rate, cfg.weight_decay, needs_anchor=True)
+    def __init__(self, model, tokenizer, cfg, trainable: bool = True):
+        # An untrained simulator (GenEnv-Random) needs no frozen copy of itself.
+        super().__init__(model, tokenizer, cfg.learning_rate, cfg.weight_decay, needs_anchor=trainable)
         self.cfg = cfg
         self.kl_exceeded = False
         self.steps_this_epoch = 0

@@ -37,6 +37,11 @@ def test_every_schema_key_is_set_in_a_yaml_file():
             assert field.name in data, f"{f.name}.{field.name} is not in conf/{f.name}/ default file"
 
 
+def test_dataclass_defaults_equal_the_default_yaml_files():
+    """The schema's defaults and conf/'s defaults are one configuration: change both or neither."""
+    assert compose([]) == OmegaConf.structured(Config)
+
+
 def test_group_and_key_overrides():
     cfg = compose(["model=tiny", "curriculum=random", "agent.beta=0.04", "agent.epsilon_high=0.28",
                    "model.lora.target_modules=[q_proj]", "data.families=[weather]"])

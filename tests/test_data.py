@@ -70,7 +70,7 @@ def test_datamodule_pools_persist_atomically(tmp_path):
 def test_set_epoch_groups_rejects_wrong_count():
     cfg = compose(["model=tiny"])
     dm = GenEnvDataModule(cfg.data, cfg.agent, pad_id=0)
-    with pytest.raises(ValueError, match="expected 8 groups"):
+    with pytest.raises(ValueError, match="expected 16 groups, got 1"):
         dm.set_epoch_groups([_group(0)])
 
 

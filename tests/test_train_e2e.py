@@ -20,7 +20,7 @@ import train
 from lightning_genenv.config import Config
 
 TINY_ARGS = ["data.families=[weather,qa_arith]", "data.num_val=4", "data.seeds_per_epoch=4",
-             "data.tasks_per_epoch=8", "data.replay_per_epoch=2", "agent.num_generations=4",
+             "data.tasks_per_epoch=8", "data.replay_per_epoch=2", "simulator.num_variations=2", "agent.num_generations=4",
              "agent.max_completion_length=40", "agent.learning_rate=1e-3", "simulator.learning_rate=1e-3",
              "simulator.max_completion_length=48", "simulator.kl_max=10.0", "trainer.max_epochs=2",
              "trainer.enable_progress_bar=false", "model.lora.enabled=false"]
@@ -62,6 +62,7 @@ def test_pools_written_and_consistent(run_dir):
     generated = [r for r in d_train if r["source"] == "generated"]
     assert len(generated) == len(trained) > 0
     assert all(r["p_hat"] >= 0.1 for r in generated)
+    assert all(r["attempted"] == (r["p_hat"] is not None) for r in d_env)
 
 
 def test_tensorboard_has_every_curve(run_dir):
@@ -92,3 +93,22 @@ def test_run_directory_reloads(run_dir):
     summary = json.loads((run_dir / "summary.json").read_text())
     assert summary["epochs"] == 2 and summary["simulator_epochs"] >= 1
     assert yaml.safe_load((run_dir / "config.yaml").read_text())["model"]["agent"]
+
+
+def test_random_curriculum_with_num_iterations(tmp_path, tiny_dir):
+    """GenEnv-Random (simulator never trained) and num_iterations=2 (old log-probs stored once)."""
+    out = tmp_path / "run"
+    args = [f"model.agent={tiny_dir}", f"model.simulator={tiny_dir}", f"run_dir={out}", "curriculum=random",
+            "agent.num_iterations=2", "agent.loss_type=grpo", "agent.mask_truncated_completions=true",
+            "trainer.accumulate_grad_batches=2", *TINY_ARGS]
+    args = [a for a in args if not a.startswith("trainer.max_epochs")] + ["trainer.max_epochs=1"]
+    train.main(args)
+    start = load_file(Path(tiny_dir) / "model.safetensors")
+    sim = load_file(out / "final" / "simulator" / "model.safetensors")
+    assert all(torch.equal(start[k], sim[k]) for k in start), "the GenEnv-Random simulator must not change"
+    agent = load_file(out / "final" / "agent" / "model.safetensors")
+    assert any(not torch.equal(start[k], agent[k]) for k in start)
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["simulator_epochs"] == 0
+    assert summary["agent_steps"] == 8 * 2 // (2 * 2)  # groups x iterations / (groups per step x accumulation)
+    assert not (out / "tb" / "simulator").exists()

@@ -13,6 +13,7 @@ from __future__ import annotations
 import torch
 from tqdm.auto import tqdm
 
+from lightning_genenv.losses import cache_kwarg, output_cache
 from lightning_genenv.rollout.base import Sample, SamplingParams
 
 
@@ -61,13 +62,13 @@ class HFEngine:
             # Prefill each prompt once and share its KV cache across the group's n samples, instead
             # of prefilling n copies (num_return_sequences): the prompt dominates the cost here.
             positions = (attention.cumsum(-1) - 1).clamp(min=0)
-            cache = self.model(input_ids=input_ids[:, :-1], attention_mask=attention[:, :-1],
-                               position_ids=positions[:, :-1], use_cache=True).past_key_values
+            cache = output_cache(self.model(input_ids=input_ids[:, :-1], attention_mask=attention[:, :-1],
+                                            position_ids=positions[:, :-1], use_cache=True))
             cache.batch_repeat_interleave(params.n)
             input_ids = input_ids.repeat_interleave(params.n, dim=0)
             attention = attention.repeat_interleave(params.n, dim=0)
         out = self.model.generate(
-            input_ids=input_ids, attention_mask=attention, past_key_values=cache,
+            input_ids=input_ids, attention_mask=attention, **{cache_kwarg(self.model): cache},
             do_sample=not params.greedy, num_return_sequences=1 if cache is not None else params.n,
             max_new_tokens=params.max_new_tokens, pad_token_id=self.pad_id,
             eos_token_id=sorted(self.eos_ids), return_dict_in_generate=True, output_logits=True,
