@@ -22,8 +22,10 @@ from callbacks.coevolution import CoEvolutionCallback
 from lightning_genenv.agent import AgentModule
 from lightning_genenv.config import ConfigError, compose, to_yaml
 from lightning_genenv.data import GenEnvDataModule
-from lightning_genenv.models import load_causal_lm, save_hf
+from lightning_genenv.models import ModelUnavailable, load_from_config, save_hf
 from lightning_genenv.simulator import SimulatorModule
+from lightning_genenv.static_augment import augment
+from lightning_genenv.tasks import DataError
 
 
 def make_trainer(cfg, logger, callbacks=(), **kwargs) -> L.Trainer:
@@ -40,15 +42,6 @@ def make_trainer(cfg, logger, callbacks=(), **kwargs) -> L.Trainer:
     )
 
 
-def load_player(cfg, name: str):
-    lora = None
-    if cfg.model.lora.enabled:
-        lora = {k: cfg.model.lora[k] for k in ("r", "alpha", "dropout", "target_modules")}
-        lora["target_modules"] = list(lora["target_modules"])
-    return load_causal_lm(name, cfg.model.dtype, lora, cfg.model.gradient_checkpointing,
-                          cfg.model.cache_dir)
-
-
 def run(cfg) -> Path:
     """Run co-evolution on a composed config; returns the run directory."""
     start = time.perf_counter()
@@ -58,12 +51,24 @@ def run(cfg) -> Path:
     (run_dir / "config.yaml").write_text(to_yaml(cfg))
     L.seed_everything(cfg.seed, workers=True, verbose=False)
 
-    agent_model, agent_tok = load_player(cfg, cfg.model.agent)
-    sim_model, sim_tok = load_player(cfg, cfg.model.simulator)
+    cur = cfg.curriculum
+    agent_model, agent_tok = load_from_config(cfg.model, cfg.model.agent)
     acc = cfg.trainer.accumulate_grad_batches
     dm = GenEnvDataModule(cfg.data, cfg.agent, agent_tok.pad_token_id, run_dir, acc)
     agent = AgentModule(agent_model, agent_tok, cfg.agent, acc)
-    simulator = SimulatorModule(sim_model, sim_tok, cfg.simulator, cfg.curriculum.train_simulator)
+    simulator = None
+    if cur.task_source == "simulator":
+        sim_model, sim_tok = load_from_config(cfg.model, cfg.model.simulator)
+        simulator = SimulatorModule(sim_model, sim_tok, cfg.simulator, cur.train_simulator)
+    elif cur.task_source == "static":
+        dm.setup()
+        if cur.static_path is None:  # GenEnv-Static: the simulator writes the fixed set once, now
+            sim_model, sim_tok = load_from_config(cfg.model, cfg.model.simulator)
+            cur.static_path = str(run_dir / "static_tasks.jsonl")
+            augment(cfg, sim_model, sim_tok, dm, cur.static_variations, cur.static_path)
+            del sim_model
+            (run_dir / "config.yaml").write_text(to_yaml(cfg))
+        dm.load_static(cur.static_path)
 
     sim_trainer = None
     if cfg.curriculum.train_simulator:
@@ -82,7 +87,8 @@ def run(cfg) -> Path:
     if trainer.is_global_zero:
         if cfg.trainer.save_hf:
             save_hf(agent.model, agent_tok, run_dir / "final" / "agent")
-            save_hf(simulator.model, sim_tok, run_dir / "final" / "simulator")
+            if simulator is not None:
+                save_hf(simulator.model, simulator.tokenizer, run_dir / "final" / "simulator")
         summary = {k: float(v) for k, v in trainer.callback_metrics.items()}
         summary.update(wall_time_s=round(time.perf_counter() - start, 1), epochs=trainer.current_epoch,
                        agent_steps=trainer.global_step, simulator_epochs=coevolution.sim_epochs,
@@ -96,7 +102,7 @@ def main(argv: list[str] | None = None) -> Path:
     try:
         cfg = compose(sys.argv[1:] if argv is None else argv)
         return run(cfg)
-    except (ConfigError, FileNotFoundError) as e:
+    except (ConfigError, FileNotFoundError, DataError, ModelUnavailable) as e:
         sys.exit(f"error: {e}")
 
 

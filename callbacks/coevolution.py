@@ -28,10 +28,9 @@ import torch
 
 from lightning_genenv.data import Group, collate_groups
 from lightning_genenv.losses import group_advantages
-from lightning_genenv.parsing import parse_simulator_output
-from lightning_genenv.prompts import simulator_messages, simulator_prefix
+from lightning_genenv.generation import static_records, write_tasks
 from lightning_genenv.rewards import ENV_REWARDS, agent_reward, passes_filter, rwr_weights, success_rate
-from lightning_genenv.rollout import SamplingParams, build_engine, encode_chat
+from lightning_genenv.rollout import SamplingParams, build_engine
 
 
 class CoEvolutionCallback(L.Callback):
@@ -52,8 +51,10 @@ class CoEvolutionCallback(L.Callback):
         progress = trainer.is_global_zero and cfg.trainer.enable_progress_bar
         self.agent_engine = build_engine(cfg.rollout.backend, agent.model, agent.tokenizer,
                                          cfg.rollout.batch_size, progress)
-        self.sim_engine = build_engine(cfg.rollout.backend, self.sim.model, self.sim.tokenizer,
-                                       cfg.rollout.batch_size, progress)
+        self.sim_engine = None
+        if self.sim is not None:
+            self.sim_engine = build_engine(cfg.rollout.backend, self.sim.model, self.sim.tokenizer,
+                                           cfg.rollout.batch_size, progress)
         agent.engine = self.agent_engine
         agent.shots_for = lambda task: dm.family_examples(task, cfg.agent.num_shots)
 
@@ -63,7 +64,7 @@ class CoEvolutionCallback(L.Callback):
         self.times = {}
         t0 = time.perf_counter()
         seeds = dm.sample_seeds(cfg.data.seeds_per_epoch)
-        generated = self.generate_tasks(seeds, epoch)
+        generated = self.candidate_tasks(seeds, epoch)
         self.times["generate_tasks"] = time.perf_counter() - t0
 
         t0 = time.perf_counter()
@@ -95,26 +96,18 @@ class CoEvolutionCallback(L.Callback):
         metrics.update({f"pools/{k}": float(v) for k, v in written.items()})
         self.log_epoch(trainer, metrics, seeds, generated, groups)
 
-    def generate_tasks(self, seeds: list, epoch: int) -> list[dict]:
-        """Step 2: the simulator writes ``num_variations`` tasks per seed; parse and validate."""
-        cfg, dm = self.cfg.simulator, self.dm
-        prompts = [encode_chat(self.sim.tokenizer,
-                               simulator_messages(s, dm.family_examples(s, cfg.num_examples)),
-                               simulator_prefix(s)) for s in seeds]
-        params = SamplingParams(n=cfg.num_variations, temperature=cfg.temperature, top_p=cfg.top_p,
-                                max_new_tokens=cfg.max_completion_length)
-        records = []
-        for seed, prompt, group in zip(seeds, prompts, self.sim_engine.generate(prompts, params, "simulator: write tasks")):
-            for j, sample in enumerate(group):
-                task, reason = parse_simulator_output(simulator_prefix(seed) + sample.text, seed,
-                                                      f"gen-e{epoch}-{seed.id}-{j}", epoch)
-                if reason:
-                    self.invalid[reason] += 1
-                records.append({"epoch": epoch, "seed_id": seed.id, "prompt_ids": prompt,
-                                "completion_ids": sample.completion_ids, "text": sample.text,
-                                "task": task, "reason": reason, "attempted": False, "p_hat": None,
-                                "r_env": 0.0, "trained_on": False})
-        return records
+    def candidate_tasks(self, seeds: list, epoch: int) -> list[dict]:
+        """Step 2, by ``curriculum.task_source``: the simulator writes tasks, or a fixed set is
+        sampled (GenEnv-Static, offline teacher), or there are none (plain GRPO on the base data)."""
+        source, dm = self.cfg.curriculum.task_source, self.dm
+        if source == "simulator":
+            return write_tasks(self.sim_engine, self.sim.tokenizer, seeds,
+                               lambda s: dm.family_examples(s, self.cfg.simulator.num_examples),
+                               self.cfg.simulator, epoch, self.invalid)
+        if source == "static":
+            k = self.cfg.data.seeds_per_epoch * self.cfg.simulator.num_variations
+            return static_records(dm.rng.sample(dm.static_tasks, min(k, len(dm.static_tasks))), epoch)
+        return []
 
     def attempt(self, agent, tasks: list) -> list[Group]:
         """Step 3: ``num_generations`` attempts per task, scored with ``R_agent``."""
@@ -149,9 +142,10 @@ class CoEvolutionCallback(L.Callback):
                                             "epoch": epoch, "p_hat": p_hat, "rewards": group.rewards,
                                             "completions": group.texts}])
         self.num_generated_used += len(kept)
-        weights = rwr_weights([r["r_env"] for r in kept], self.cfg.simulator.lam)
+        trainable = [r for r in kept if r["source"] == "simulator"]
+        weights = rwr_weights([r["r_env"] for r in trainable], self.cfg.simulator.lam)
         self.dm.sim_records = [{"prompt_ids": r["prompt_ids"], "completion_ids": r["completion_ids"],
-                                "weight": w} for r, w in zip(kept, weights)]
+                                "weight": w} for r, w in zip(trainable, weights)]
         band = cur.band if cur.band is not None else 0.1
         stats = {"curriculum/valid_tasks": float(len(valid)),
                  "curriculum/kept_tasks": float(len(kept)),
@@ -225,7 +219,8 @@ class CoEvolutionCallback(L.Callback):
         self.times["simulator_update"] = time.perf_counter() - t0
         t0 = time.perf_counter()
         self.agent_engine.sync()
-        self.sim_engine.sync()
+        if self.sim_engine is not None:
+            self.sim_engine.sync()
         self.times["weight_sync"] = time.perf_counter() - t0
         metrics.update({f"time/{k}": v for k, v in self.times.items()})
         metrics.update({f"sim/invalid/{k}": float(v) for k, v in sorted(self.invalid.items())})
@@ -233,10 +228,10 @@ class CoEvolutionCallback(L.Callback):
 
     # ------------------------------------------------------------------ logging and state
     def log_epoch(self, trainer, metrics, seeds, generated, groups) -> None:
-        total = len(generated)
-        valid = sum(r["task"] is not None for r in generated)
-        metrics["sim/valid_rate"] = valid / total if total else 0.0
-        metrics["sim/generations"] = float(total)
+        written = [r for r in generated if r["source"] == "simulator"]
+        if written:
+            metrics["sim/valid_rate"] = sum(r["task"] is not None for r in written) / len(written)
+            metrics["sim/generations"] = float(len(written))
         epoch_invalid = Counter(r["reason"] for r in generated if r["reason"])
         metrics.update({f"sim/invalid_epoch/{k}": float(v) for k, v in sorted(epoch_invalid.items())})
         self._log(trainer, metrics)
@@ -276,6 +271,8 @@ class CoEvolutionCallback(L.Callback):
         self.num_generated_used = state["num_generated_used"]
 
     def on_save_checkpoint(self, trainer, agent, checkpoint: dict) -> None:
+        if self.sim is None:
+            return
         checkpoint["simulator"] = {
             "state_dict": self.sim.state_dict(),
             "optimizer": self.sim._optimizer.state_dict() if self.sim._optimizer is not None else None,

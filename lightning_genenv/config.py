@@ -90,6 +90,11 @@ class SimulatorConfig:
 @dataclass
 class CurriculumConfig:
     name: str = "genenv"
+    # Where each epoch's new tasks come from: "simulator" (written every epoch), "static" (a fixed
+    # set: GenEnv-Static or an offline teacher's tasks) or "none" (plain GRPO on the base data).
+    task_source: str = "simulator"
+    static_path: Optional[str] = None  # static: JSONL of tasks; None: generate it once (GenEnv-Static)
+    static_variations: int = 5  # static with no path: variations per seed, generated before training
     train_simulator: bool = True  # False: GenEnv-Random (the simulator generates but never learns)
     env_reward: str = "genenv"  # genenv | rzero | absolute_zero | band
     alpha: float = 0.5
@@ -164,6 +169,7 @@ CHOICES = {
     "agent.loss_type": ("grpo", "bnpo", "dr_grpo", "dapo"),
     "agent.scale_rewards": ("group", "batch", "none"),
     "curriculum.env_reward": ("genenv", "rzero", "absolute_zero", "band"),
+    "curriculum.task_source": ("simulator", "static", "none"),
     "rollout.backend": ("hf",),
     "strategy.name": ("single", "ddp", "fsdp"),
     "model.dtype": ("float32", "bfloat16", "float16"),
@@ -177,11 +183,11 @@ class ConfigError(ValueError):
 
 def _leaf_keys(node: Any, prefix: str = "") -> list[str]:
     keys = []
-    for k, v in node.items():
+    for k in node.keys():
         path = f"{prefix}{k}"
         keys.append(path)
-        if isinstance(v, DictConfig):
-            keys.extend(_leaf_keys(v, path + "."))
+        if not OmegaConf.is_missing(node, k) and isinstance(node[k], DictConfig):
+            keys.extend(_leaf_keys(node[k], path + "."))
     return keys
 
 
@@ -289,8 +295,22 @@ def _load_option(conf_dir: Path, group: str, option: Any, available: dict) -> di
     return _load_yaml(conf_dir / group / f"{option}.yaml")
 
 
+def _missing_keys(node: DictConfig, prefix: str = "") -> list[str]:
+    out = []
+    for k in node.keys():
+        if OmegaConf.is_missing(node, k):
+            out.append(f"{prefix}{k}")
+        elif isinstance(node[k], DictConfig):
+            out.extend(_missing_keys(node[k], f"{prefix}{k}."))
+    return out
+
+
 def validate(cfg: DictConfig) -> None:
     """Cross-field checks that types alone cannot express. Runs before any model loads."""
+    missing = _missing_keys(cfg)
+    if missing:
+        raise ConfigError(f"required config key{'s' if len(missing) > 1 else ''} not set: "
+                          f"{', '.join(missing)} (pass {missing[0]}=...)")
     a, s, c, d, t = cfg.agent, cfg.simulator, cfg.curriculum, cfg.data, cfg.trainer
     checks = [
         (0.0 <= c.alpha <= 1.0, f"curriculum.alpha={c.alpha} must be in [0, 1]"),
@@ -317,10 +337,15 @@ def validate(cfg: DictConfig) -> None:
     for ok, message in checks:
         if not ok:
             raise ConfigError(message)
-    for key in ("train_path", "val_path"):
-        path = d[key]
+    if c.train_simulator and c.task_source != "simulator":
+        raise ConfigError(f"curriculum.train_simulator=true needs curriculum.task_source=simulator "
+                          f"(got {c.task_source}); set curriculum.train_simulator=false")
+    if c.env_reward == "band" and c.band is None:
+        raise ConfigError("curriculum.env_reward=band needs curriculum.band (e.g. 0.1)")
+    for key, path in (("data.train_path", d.train_path), ("data.val_path", d.val_path),
+                      ("curriculum.static_path", c.static_path)):
         if path is not None and not Path(path).is_file():
-            raise ConfigError(f"data.{key}={path}: file not found")
+            raise ConfigError(f"{key}={path}: file not found")
 
 
 def to_yaml(cfg: DictConfig) -> str:

