@@ -15,23 +15,40 @@ from datetime import datetime
 from pathlib import Path
 
 import lightning as L
+import torch
 from lightning.pytorch.callbacks import ModelCheckpoint, TQDMProgressBar
 from lightning.pytorch.loggers import TensorBoardLogger
+from lightning.pytorch.strategies import ModelParallelStrategy
 
+from callbacks import benchmarks as benchmark_validation
 from callbacks.coevolution import CoEvolutionCallback
 from lightning_genenv.agent import AgentModule
 from lightning_genenv.config import ConfigError, compose, to_yaml
 from lightning_genenv.data import GenEnvDataModule
-from lightning_genenv.models import ModelUnavailable, load_from_config, save_hf
+from lightning_genenv.distributed import fingerprint, records_fingerprint
+from lightning_genenv.models import ModelUnavailable, export_hf, load_from_config
 from lightning_genenv.simulator import SimulatorModule
 from lightning_genenv.static_augment import augment
 from lightning_genenv.tasks import DataError
 
 
+def _devices_per_node(s) -> int:
+    if isinstance(s.devices, int):
+        return s.devices
+    if isinstance(s.devices, (list, tuple)) or hasattr(s.devices, "__len__") and not isinstance(s.devices, str):
+        return len(s.devices)
+    use_gpu = s.accelerator in ("gpu", "cuda") or s.accelerator == "auto" and torch.cuda.is_available()
+    return max(torch.cuda.device_count(), 1) if use_gpu else 1
+
+
 def make_trainer(cfg, logger, callbacks=(), **kwargs) -> L.Trainer:
     """A Lightning trainer for one player, from the strategy and trainer groups."""
     s, t = cfg.strategy, cfg.trainer
-    strategy = {"single": "auto", "ddp": "ddp"}[s.name]
+    if s.name == "fsdp":  # FSDP2 through Lightning; FSDP1 (strategy="fsdp") refuses CPUs
+        strategy = ModelParallelStrategy(data_parallel_size=s.num_nodes * _devices_per_node(s),
+                                         tensor_parallel_size=1, save_distributed_checkpoint=False)
+    else:
+        strategy = {"single": "auto", "ddp": "ddp"}[s.name]
     # tqdm, not rich: two trainers in one process cannot share rich's single live display.
     callbacks = [*callbacks, TQDMProgressBar()] if t.enable_progress_bar else list(callbacks)
     return L.Trainer(
@@ -40,6 +57,15 @@ def make_trainer(cfg, logger, callbacks=(), **kwargs) -> L.Trainer:
         log_every_n_steps=t.log_every_n_steps, enable_progress_bar=t.enable_progress_bar,
         enable_model_summary=False, callbacks=callbacks, **kwargs,
     )
+
+
+def write_rank_report(run_dir: Path, rank: int, agent, simulator, dm) -> None:
+    report = {"agent": fingerprint(agent.model), "d_train": records_fingerprint(dm.d_train),
+              "d_env": records_fingerprint(dm.d_env)}
+    if simulator is not None:
+        report["simulator"] = fingerprint(simulator.model)
+    (run_dir / "ranks").mkdir(exist_ok=True)
+    (run_dir / "ranks" / f"rank{rank}.json").write_text(json.dumps(report, indent=2))
 
 
 def run(cfg) -> Path:
@@ -78,17 +104,21 @@ def run(cfg) -> Path:
     checkpoint = ModelCheckpoint(dirpath=run_dir / "checkpoints", save_last=True, save_top_k=0)
     logger = TensorBoardLogger(run_dir, name="tb", version="agent", default_hp_metric=False)
     trainer = make_trainer(
-        cfg, logger, max_epochs=cfg.trainer.max_epochs, callbacks=[coevolution, checkpoint],
+        cfg, logger, max_epochs=cfg.trainer.max_epochs, callbacks=[coevolution, checkpoint, *benchmark_validation.from_config(cfg)],
         accumulate_grad_batches=acc, check_val_every_n_epoch=cfg.trainer.val_every_n_epochs,
+        use_distributed_sampler=False,  # the callback shards rollouts and batches itself
         num_sanity_val_steps=cfg.trainer.num_sanity_val_steps, default_root_dir=run_dir,
     )
     trainer.fit(agent, datamodule=dm)
+    if trainer.world_size > 1:  # every rank must hold the same players and pools; record it
+        write_rank_report(run_dir, trainer.global_rank, agent, simulator, dm)
 
+    if cfg.trainer.save_hf:  # collective under FSDP: every rank takes part, rank 0 writes
+        export_hf(cfg.model, cfg.model.agent, agent.model, agent_tok, run_dir / "final" / "agent")
+        if simulator is not None:
+            export_hf(cfg.model, cfg.model.simulator, simulator.model, simulator.tokenizer,
+                      run_dir / "final" / "simulator")
     if trainer.is_global_zero:
-        if cfg.trainer.save_hf:
-            save_hf(agent.model, agent_tok, run_dir / "final" / "agent")
-            if simulator is not None:
-                save_hf(simulator.model, simulator.tokenizer, run_dir / "final" / "simulator")
         summary = {k: float(v) for k, v in trainer.callback_metrics.items()}
         summary.update(wall_time_s=round(time.perf_counter() - start, 1), epochs=trainer.current_epoch,
                        agent_steps=trainer.global_step, simulator_epochs=coevolution.sim_epochs,

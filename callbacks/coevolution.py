@@ -20,17 +20,21 @@ whole epoch), and conditioning the simulator on the agent's per-family results.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections import Counter
 
 import lightning as L
 import torch
 
+from lightning_genenv.config import ConfigError
 from lightning_genenv.data import Group, collate_groups
+from lightning_genenv.distributed import gather, shard
 from lightning_genenv.losses import group_advantages
 from lightning_genenv.generation import static_records, write_tasks
 from lightning_genenv.rewards import ENV_REWARDS, agent_reward, passes_filter, rwr_weights, success_rate
 from lightning_genenv.rollout import SamplingParams, build_engine
+from lightning_genenv.tasks import Task
 
 
 class CoEvolutionCallback(L.Callback):
@@ -57,6 +61,13 @@ class CoEvolutionCallback(L.Callback):
                                            cfg.rollout.batch_size, progress)
         agent.engine = self.agent_engine
         agent.shots_for = lambda task: dm.family_examples(task, cfg.agent.num_shots)
+        dm.rank, dm.world_size = trainer.global_rank, trainer.world_size
+        per_step = trainer.world_size * dm.groups_per_optimizer_step
+        if cfg.data.tasks_per_epoch % per_step or cfg.data.seeds_per_epoch % trainer.world_size:
+            raise ConfigError(
+                f"with {trainer.world_size} processes, data.tasks_per_epoch={cfg.data.tasks_per_epoch} must be "
+                f"divisible by processes x agent.groups_per_step x trainer.accumulate_grad_batches={per_step} "
+                f"and data.seeds_per_epoch={cfg.data.seeds_per_epoch} by {trainer.world_size}")
 
     # ------------------------------------------------------------------ steps 1-4
     def on_train_epoch_start(self, trainer: L.Trainer, agent) -> None:
@@ -79,8 +90,8 @@ class CoEvolutionCallback(L.Callback):
         self.times["agent_rollouts"] = time.perf_counter() - t0
 
         stats = self.score_generations(valid, groups[:len(valid)], epoch)
-        self.prepare_groups(agent, groups, trainer.accumulate_grad_batches)
         dm.set_epoch_groups(groups)
+        self.prepare_groups(agent, groups)
         dm.add_env_records([self.env_record(r) for r in generated])
         written = dm.save_pools() if trainer.is_global_zero else {}
 
@@ -100,10 +111,13 @@ class CoEvolutionCallback(L.Callback):
         """Step 2, by ``curriculum.task_source``: the simulator writes tasks, or a fixed set is
         sampled (GenEnv-Static, offline teacher), or there are none (plain GRPO on the base data)."""
         source, dm = self.cfg.curriculum.task_source, self.dm
-        if source == "simulator":
-            return write_tasks(self.sim_engine, self.sim.tokenizer, seeds,
-                               lambda s: dm.family_examples(s, self.cfg.simulator.num_examples),
-                               self.cfg.simulator, epoch, self.invalid)
+        if source == "simulator":  # each rank writes from its share of the seeds
+            local = write_tasks(self.sim_engine, self.sim.tokenizer, shard(seeds),
+                                lambda s: dm.family_examples(s, self.cfg.simulator.num_examples),
+                                self.cfg.simulator, epoch, Counter())
+            records = gather(local, self.env_record, _record_from_json)
+            self.invalid.update(r["reason"] for r in records if r["reason"])
+            return records
         if source == "static":
             k = self.cfg.data.seeds_per_epoch * self.cfg.simulator.num_variations
             return static_records(dm.rng.sample(dm.static_tasks, min(k, len(dm.static_tasks))), epoch)
@@ -116,13 +130,14 @@ class CoEvolutionCallback(L.Callback):
         params = SamplingParams(n=cfg.num_generations, temperature=cfg.temperature, top_p=cfg.top_p,
                                 max_new_tokens=cfg.max_completion_length)
         groups = []
+        tasks, prompts = shard(tasks), shard(prompts)  # each rank attempts its share
         for task, prompt, samples in zip(tasks, prompts, self.agent_engine.generate(prompts, params, "agent: attempts")):
             rewards = [agent_reward(task, s.text, cfg.subset_match)[0] for s in samples]
             groups.append(Group(task=task, prompt_ids=prompt, rewards=rewards,
                                 completion_ids=[s.completion_ids for s in samples],
                                 logprobs=[s.logprobs for s in samples],
                                 truncated=[s.truncated for s in samples], texts=[s.text for s in samples]))
-        return groups
+        return gather(groups, _group_to_json, _group_from_json)
 
     def score_generations(self, valid: list[dict], groups: list[Group], epoch: int) -> dict:
         """Step 4: ``p̂``, ``R_env`` and the filter for each valid generated task."""
@@ -160,24 +175,27 @@ class CoEvolutionCallback(L.Callback):
         self._p_hats = p_hats
         return stats
 
-    def prepare_groups(self, agent, groups: list[Group], accumulate: int) -> None:
+    def prepare_groups(self, agent, groups: list[Group]) -> None:
         """Advantages, the dapo normalizer per optimizer step, and old log-probs if needed."""
         cfg, dm = self.cfg.agent, self.dm
         rewards = torch.tensor([r for g in groups for r in g.rewards])
         adv = group_advantages(rewards, cfg.num_generations, cfg.scale_rewards).tolist()
         for i, g in enumerate(groups):
             g.advantages = adv[i * cfg.num_generations:(i + 1) * cfg.num_generations]
-        per_step = dm.groups_per_optimizer_step
+        # dapo's normalizer: completion tokens of the global optimizer step, over the ranks (whose
+        # gradients DDP/FSDP average)
+        per_step = dm.world_size * dm.groups_per_optimizer_step
         for start in range(0, len(groups), per_step):
             window = groups[start:start + per_step]
             tokens = sum(len(c) for g in window for c, t in zip(g.completion_ids, g.truncated)
                          if not (cfg.mask_truncated_completions and t))
             for g in window:
-                g.num_items_in_batch = float(tokens)
+                g.num_items_in_batch = float(tokens) / dm.world_size
         if cfg.num_iterations > 1:  # the rollout policy's log-probs, once, before any update
+            local = dm.local_groups()
             with torch.no_grad():
-                for start in range(0, len(groups), dm.groups_per_step):
-                    chunk = groups[start:start + dm.groups_per_step]
+                for start in range(0, len(local), dm.groups_per_step):
+                    chunk = local[start:start + dm.groups_per_step]
                     batch = collate_groups(chunk, dm.pad_id)
                     batch = {k: v.to(agent.device) if torch.is_tensor(v) else v for k, v in batch.items()}
                     logp = agent.logprobs(batch, cfg.temperature).cpu()
@@ -270,13 +288,35 @@ class CoEvolutionCallback(L.Callback):
         self.invalid = Counter(state["invalid"])
         self.num_generated_used = state["num_generated_used"]
 
+    def on_fit_start(self, trainer, agent) -> None:
+        if self.sim is not None and not getattr(self.sim, "_sharded", False):
+            self.sim.to(trainer.strategy.root_device)  # its own trainer moves it only at its first update
+
     def on_save_checkpoint(self, trainer, agent, checkpoint: dict) -> None:
+        """The simulator (weights, frozen initial copy, optimizer) as full tensors, on every rank."""
         if self.sim is None:
             return
+        from torch.distributed.checkpoint.state_dict import (StateDictOptions, get_model_state_dict,
+                                                             get_optimizer_state_dict)
+
+        options = StateDictOptions(full_state_dict=True, cpu_offload=True)
+        optimizer = self.sim._optimizer
         checkpoint["simulator"] = {
-            "state_dict": self.sim.state_dict(),
-            "optimizer": self.sim._optimizer.state_dict() if self.sim._optimizer is not None else None,
+            "state_dict": get_model_state_dict(self.sim, options=options),
+            "optimizer": get_optimizer_state_dict(self.sim, optimizer, options=options) if optimizer else None,
         }
+
+
+def _record_from_json(d: dict) -> dict:
+    return {**d, "task": Task(**d["task"]) if d["task"] is not None else None}
+
+
+def _group_to_json(g: Group) -> dict:
+    return {**dataclasses.asdict(g), "task": g.task.to_dict()}
+
+
+def _group_from_json(d: dict) -> Group:
+    return Group(**{**d, "task": Task(**d["task"])})
 
 
 def _mean(values) -> float:

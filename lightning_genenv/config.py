@@ -142,6 +142,9 @@ class TrainerConfig:
     num_sanity_val_steps: int = 0
     enable_progress_bar: bool = True
     save_hf: bool = True  # write final agent and simulator in Hugging Face format
+    val_benchmarks: list[str] = field(default_factory=list)  # e.g. [api_bank, bfcl]: callbacks/benchmarks.py
+    val_benchmark_limit: Optional[int] = 32  # items per benchmark and validation (None: all)
+    benchmarks_root: Optional[str] = None  # None: ../shared/benchmarks next to the repository
 
 
 @dataclass
@@ -175,6 +178,10 @@ CHOICES = {
     "model.dtype": ("float32", "bfloat16", "float16"),
     "trainer.precision": ("32-true", "32", "bf16-mixed", "bf16-true", "16-mixed"),
 }
+
+
+# lightning_genenv.benchmarks.BENCHMARKS, by name (not imported here: it loads torch); a test keeps them equal.
+BENCHMARK_NAMES = ("api_bank", "bfcl", "alfworld", "bamboogle", "travelplanner")
 
 
 class ConfigError(ValueError):
@@ -333,6 +340,9 @@ def validate(cfg: DictConfig) -> None:
         (0.0 < d.val_fraction < 1.0, f"data.val_fraction={d.val_fraction} must be in (0, 1)"),
         (t.max_epochs >= 1, f"trainer.max_epochs={t.max_epochs} must be >= 1"),
         (t.accumulate_grad_batches >= 1, "trainer.accumulate_grad_batches must be >= 1"),
+        (all(b in BENCHMARK_NAMES for b in t.val_benchmarks),
+         f"trainer.val_benchmarks={list(t.val_benchmarks)}: valid names are {', '.join(BENCHMARK_NAMES)}"),
+        (t.val_benchmark_limit is None or t.val_benchmark_limit >= 1, "trainer.val_benchmark_limit must be >= 1"),
     ]
     for ok, message in checks:
         if not ok:

@@ -99,19 +99,19 @@ def collate_generations(records: list[dict], pad_id: int) -> dict:
 
 
 class _EpochGroups(Dataset):
-    """This epoch's groups, read at access time, in TRL's order: each optimizer step's groups
-    (``groups_per_step x accumulate_grad_batches``) are passed over ``num_iterations`` times."""
+    """This rank's groups of the epoch, read at access time, in TRL's order: each optimizer step's
+    groups are passed over ``num_iterations`` times. A global optimizer step takes
+    ``world_size x groups_per_step x accumulate_grad_batches`` consecutive groups; this rank
+    trains on its own contiguous slice of each."""
 
     def __init__(self, dm: "GenEnvDataModule"):
         self.dm = dm
 
     def __len__(self) -> int:
-        return self.dm.tasks_per_epoch * self.dm.num_iterations
+        return self.dm.tasks_per_epoch // self.dm.world_size * self.dm.num_iterations
 
     def __getitem__(self, i: int) -> Group:
-        per_step = self.dm.groups_per_optimizer_step
-        step, within = divmod(i, per_step)
-        return self.dm.epoch_groups[(step // self.dm.num_iterations) * per_step + within]
+        return self.dm.epoch_groups[self.dm.global_index(i)]
 
 
 class GenEnvDataModule(L.LightningDataModule):
@@ -121,7 +121,8 @@ class GenEnvDataModule(L.LightningDataModule):
         self.cfg = data_cfg
         self.tasks_per_epoch = data_cfg.tasks_per_epoch
         self.groups_per_step = agent_cfg.groups_per_step
-        self.groups_per_optimizer_step = agent_cfg.groups_per_step * accumulate_grad_batches
+        self.groups_per_optimizer_step = agent_cfg.groups_per_step * accumulate_grad_batches  # per rank
+        self.rank, self.world_size = 0, 1  # set by the co-evolution callback under data parallelism
         self.num_iterations = agent_cfg.num_iterations
         self.mask_truncated = agent_cfg.mask_truncated_completions
         self.pad_id = pad_id
@@ -211,6 +212,19 @@ class GenEnvDataModule(L.LightningDataModule):
         if len(groups) != self.tasks_per_epoch:
             raise ValueError(f"expected {self.tasks_per_epoch} groups, got {len(groups)}")
         self.epoch_groups = groups
+
+    def global_index(self, i: int) -> int:
+        """The epoch-group index of this rank's ``i``-th training item."""
+        per_rank = self.groups_per_optimizer_step
+        step, within = divmod(i, per_rank)
+        global_step = step // self.num_iterations
+        return (global_step * self.world_size + self.rank) * per_rank + within
+
+    def local_groups(self) -> list[Group]:
+        """The groups this rank trains on this epoch, each once (the first of its passes)."""
+        items = range(self.tasks_per_epoch // self.world_size * self.num_iterations)
+        return [self.epoch_groups[self.global_index(i)] for i in items
+                if (i // self.groups_per_optimizer_step) % self.num_iterations == 0]
 
     def train_dataloader(self) -> DataLoader:
         return DataLoader(_EpochGroups(self), batch_size=self.groups_per_step, shuffle=False,

@@ -377,3 +377,24 @@ def load_from_config(model_cfg, name: str):
         lora = {k: model_cfg.lora[k] for k in ("r", "alpha", "dropout")}
         lora["target_modules"] = list(model_cfg.lora.target_modules)
     return load_causal_lm(name, model_cfg.dtype, lora, model_cfg.gradient_checkpointing, model_cfg.cache_dir)
+
+
+def export_hf(model_cfg, name: str, model, tokenizer, out_dir: str | os.PathLike) -> None:
+    """:func:`save_hf` for a model that may be FSDP-sharded: call it on every rank.
+
+    Sharded weights are gathered to a full CPU state dict, loaded on rank 0 into a fresh copy of
+    the same model (LoRA included), and saved from there.
+    """
+    from lightning_genenv.distributed import world
+
+    rank, size = world()
+    if size > 1 and any(hasattr(p, "full_tensor") for p in model.parameters()):
+        from torch.distributed.checkpoint.state_dict import StateDictOptions, get_model_state_dict
+
+        state = get_model_state_dict(model, options=StateDictOptions(full_state_dict=True, cpu_offload=True))
+        if rank == 0:
+            fresh, _ = load_from_config(model_cfg, name)
+            fresh.load_state_dict(state)
+            save_hf(fresh, tokenizer, out_dir)
+    elif rank == 0:
+        save_hf(model, tokenizer, out_dir)

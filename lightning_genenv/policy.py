@@ -4,8 +4,11 @@ The anchor is the reference policy (agent) or the initial simulator. With LoRA i
 model with its adapters disabled, so it costs no memory; without LoRA it is a frozen copy made
 at construction, registered as a submodule so that Lightning moves (and checkpoints) it too.
 
-Deliberately left out: sharding (FSDP wrapping lives with the strategy) and weight sync into an
-external rollout engine (the rollout backend's job).
+Under ``strategy=fsdp`` (Lightning's ``ModelParallelStrategy``), ``configure_model`` shards the
+policy and its frozen anchor with FSDP2 ``fully_shard``: every decoder layer, then the root.
+
+Deliberately left out: tensor parallelism (the mesh's tensor dimension stays 1) and weight sync
+into an external rollout engine (the rollout backend's job).
 """
 
 from __future__ import annotations
@@ -51,6 +54,24 @@ class PolicyModule(L.LightningModule):
         ctx = self.model.disable_adapter() if is_peft(self.model) else nullcontext()
         with ctx:
             return sequence_logprobs(self.model, batch, temperature)
+
+    def configure_model(self) -> None:
+        """FSDP2-shard the policy and its anchor once, when the strategy provides a device mesh."""
+        if self.device_mesh is None or getattr(self, "_sharded", False):
+            return
+        from torch.distributed.fsdp import fully_shard
+
+        mesh = self.device_mesh["data_parallel"]
+        for model in (self.model, self.anchor):
+            if model is None:
+                continue
+            base = model.get_base_model() if is_peft(model) else model
+            layer_names = set(getattr(base, "_no_split_modules", None) or [])
+            for module in model.modules():
+                if type(module).__name__ in layer_names:
+                    fully_shard(module, mesh=mesh)
+            fully_shard(model, mesh=mesh)
+        self._sharded = True
 
     def trainable_parameters(self) -> list[torch.nn.Parameter]:
         return [p for p in self.model.parameters() if p.requires_grad]

@@ -1,8 +1,9 @@
 """ALFWorld, single step: expert trajectories of the valid_seen games decomposed into next-action
 items (GENENV.md §7; ``alfworld/SOURCE.md``).
 
-The items come from a cache, ``<data_root>/alfworld/expert_steps.jsonl`` or the path in
-``$GENENV_ALFWORLD_CACHE``, with one line per game::
+The items come from a cache with one line per game, found at ``$GENENV_ALFWORLD_CACHE``, else
+``<data_root>/alfworld/expert_steps.jsonl``, else ``<model cache>/alfworld/expert_steps.jsonl`` (the
+model cache of :func:`lightning_genenv.models.default_cache_dir`, where the builder writes)::
 
     {"game": "<game_file>", "task_type": str, "won": bool,
      "initial": "<first observation, with 'Your task is to: ...'>",
@@ -33,6 +34,7 @@ from pathlib import Path
 from lightning_genenv.benchmarks.common import (
     Benchmark, BenchItem, BenchmarkDataError, ItemResult, grouped_mean, mean, read_jsonl,
 )
+from lightning_genenv.models import default_cache_dir
 from lightning_genenv.parsing import _check_text
 
 CACHE_NAME = "expert_steps.jsonl"
@@ -46,8 +48,12 @@ _PREFIX = re.compile(r"^\s*(?:>\s*|action\s*:\s*|next action\s*:\s*)", re.IGNORE
 
 
 def cache_path(root: Path) -> Path:
+    """The first existing cache location, else the default one (where the builder writes)."""
     env = os.environ.get("GENENV_ALFWORLD_CACHE")
-    return Path(env) if env else root / CACHE_NAME
+    if env:
+        return Path(env)
+    default = default_cache_dir() / "alfworld" / CACHE_NAME
+    return root / CACHE_NAME if (root / CACHE_NAME).is_file() else default
 
 
 def _valid_game(rec: dict) -> bool:
@@ -77,9 +83,12 @@ def load(root: Path, skipped: Counter) -> list[BenchItem]:
     if not path.is_file():
         raise BenchmarkDataError(
             f"alfworld: item cache not found: {path}; build it with "
-            f"'python -m lightning_genenv.benchmarks.alfworld_build data_root=<benchmarks>' (needs alfworld==0.3.5)")
+            f"'python -m lightning_genenv.benchmarks.alfworld_build' (needs alfworld==0.3.5)")
     items = []
     for rec in read_jsonl(path, skipped):
+        if rec.get("error"):  # the builder could not play this game
+            skipped["game_error"] += 1
+            continue
         if not _valid_game(rec):
             skipped["bad_record"] += 1
             continue

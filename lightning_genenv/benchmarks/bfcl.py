@@ -59,7 +59,7 @@ DOC_FILES = {
     "TwitterAPI": "posting_api", "TicketAPI": "ticket_api", "TradingBot": "trading_bot",
     "TravelAPI": "travel_booking", "VehicleControlAPI": "vehicle_control",
 }
-MAX_CALLS = 32
+MAX_CALLS = 64  # the longest gold turn has 34 calls
 _SYSTEM = (
     "You are an expert in calling functions. Complete the user's request by calling these functions "
     "(? marks an optional argument):\n{tools}\n"

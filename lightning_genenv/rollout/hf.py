@@ -13,6 +13,7 @@ from __future__ import annotations
 import torch
 from tqdm.auto import tqdm
 
+from lightning_genenv.distributed import world
 from lightning_genenv.losses import cache_kwarg, output_cache
 from lightning_genenv.rollout.base import Sample, SamplingParams
 
@@ -67,12 +68,14 @@ class HFEngine:
             cache.batch_repeat_interleave(params.n)
             input_ids = input_ids.repeat_interleave(params.n, dim=0)
             attention = attention.repeat_interleave(params.n, dim=0)
+        # FSDP-sharded weights: every rank must run the same number of forward passes.
+        synced = world()[1] > 1 and any(hasattr(p, "full_tensor") for p in self.model.parameters())
         out = self.model.generate(
             input_ids=input_ids, attention_mask=attention, **{cache_kwarg(self.model): cache},
             do_sample=not params.greedy, num_return_sequences=1 if cache is not None else params.n,
             max_new_tokens=params.max_new_tokens, pad_token_id=self.pad_id,
             eos_token_id=sorted(self.eos_ids), return_dict_in_generate=True, output_logits=True,
-            use_cache=True, **sampling,
+            use_cache=True, synced_gpus=synced, **sampling,
         )
         new_tokens = out.sequences[:, width:].cpu()
         temperature = 1.0 if params.greedy else params.temperature

@@ -1,0 +1,104 @@
+"""Benchmark evaluation: ``python evaluate.py benchmark=<name> model=<path|embedded|tiny|hf id> [key=value ...]``.
+
+Keys (all in :class:`lightning_genenv.benchmarks.eval_config.EvalConfig`): ``rollout=hf``,
+``limit=N`` (N items spread evenly over the benchmark), ``out=<dir>``, ``data_root=<path>``
+(default ``../shared/benchmarks`` next to the repository), ``batch_size``, ``max_new_tokens``,
+``tb_dir``, and the Bamboogle judge (``judge_url``, ``judge_model``, ``judge_api_key_env``).
+
+``model=`` may be a training run directory (``python train.py``'s ``run_dir``): its
+``final/agent`` is evaluated, results go to ``<run>/eval/<benchmark>/`` and the summary's numbers
+are logged to TensorBoard under ``<run>/tb/eval``.
+
+Decoding is greedy. Writes ``items.jsonl`` (per item: prompt, raw output, parsed action, score,
+error reason) and ``summary.json`` (the benchmark's metrics; see each module's docstring for what
+is and is not comparable to the paper).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections import Counter
+from datetime import datetime
+from pathlib import Path
+
+from lightning_genenv.benchmarks import BENCHMARKS, BenchmarkDataError
+from lightning_genenv.benchmarks.eval_config import compose_eval
+from lightning_genenv.benchmarks.runner import context_length, numeric, run_items, select, summary
+from lightning_genenv.config import ConfigError, to_yaml
+from lightning_genenv.models import ModelUnavailable, load_causal_lm
+from lightning_genenv.rollout import build_engine
+from lightning_genenv.tasks import write_jsonl_atomic
+
+
+def _run_dir(model: str) -> Path | None:
+    """The training run directory that ``model`` names, if it is one."""
+    path = Path(model).expanduser()
+    return path if (path / "final" / "agent").is_dir() else None
+
+
+def _log_tensorboard(tb_dir: Path, benchmark: str, metrics: dict) -> None:
+    from torch.utils.tensorboard import SummaryWriter
+
+    writer = SummaryWriter(str(tb_dir))
+    for key, value in numeric(metrics).items():
+        writer.add_scalar(f"eval/{benchmark}/{key}", value, 0)
+    writer.close()
+
+
+def run(cfg) -> Path:
+    start = time.perf_counter()
+    bench = BENCHMARKS[cfg.benchmark]
+    run_dir = _run_dir(cfg.model)
+    model_path = str(run_dir / "final" / "agent") if run_dir else cfg.model
+    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+    out = Path(cfg.out or (run_dir / "eval" / bench.name if run_dir else Path("runs") / "eval" / f"{bench.name}-{stamp}"))
+    tb_dir = cfg.tb_dir or (run_dir / "tb" / "eval" if run_dir else None)
+
+    skipped: Counter = Counter()
+    all_items = bench.load(Path(cfg.data_root) / bench.subdir, skipped)
+    items = select(all_items, cfg.limit)
+    if not items:
+        raise BenchmarkDataError(f"{bench.name}: no usable items under {cfg.data_root} (skipped: {dict(skipped)})")
+    print(f"{bench.name}: {len(items)} of {len(all_items)} items; skipped records: {dict(skipped) or 0}")
+
+    model, tokenizer = load_causal_lm(model_path, cfg.dtype, None, False, cfg.cache_dir)
+    engine = build_engine(cfg.rollout, model, tokenizer, cfg.batch_size, cfg.progress)
+    max_new = cfg.max_new_tokens or bench.max_new_tokens
+    records = run_items(bench, items, engine, tokenizer, max_new, context_length(model, tokenizer),
+                        desc=f"{bench.name} ({len(items)} items)")
+
+    if cfg.judge_url and bench.apply_judge:
+        from lightning_genenv.benchmarks.bamboogle import openai_judge
+
+        bench.apply_judge([r.item for r in records], [r.result for r in records],
+                          openai_judge(cfg.judge_url, cfg.judge_model, cfg.judge_api_key_env))
+
+    metrics = summary(bench, records)
+    result = {"benchmark": bench.name, "model": cfg.model, "model_path": model_path,
+              "data_root": cfg.data_root, "limit": cfg.limit, "items_available": len(all_items),
+              "skipped_records": dict(skipped), "max_new_tokens": max_new, "decoding": "greedy",
+              **metrics, "notes": bench.notes, "wall_time_s": round(time.perf_counter() - start, 1)}
+    out.mkdir(parents=True, exist_ok=True)
+    write_jsonl_atomic(out / "items.jsonl", (json.loads(json.dumps(r.to_json(), default=str)) for r in records))
+    (out / "summary.json").write_text(json.dumps(result, indent=2, default=str))
+    (out / "config.yaml").write_text(to_yaml(cfg))
+    if tb_dir:
+        _log_tensorboard(Path(tb_dir), bench.name, metrics)
+    headline = metrics.get("metric")
+    print(f"{bench.name}: {headline} = {metrics.get(headline, 0.0):.4f} over {len(records)} items "
+          f"({result['wall_time_s']} s) -> {out}")
+    return out
+
+
+def main(argv: list[str] | None = None) -> Path:
+    try:
+        cfg = compose_eval(sys.argv[1:] if argv is None else argv)
+        return run(cfg)
+    except (ConfigError, FileNotFoundError, ModelUnavailable) as e:
+        sys.exit(f"error: {e}")
+
+
+if __name__ == "__main__":
+    main()

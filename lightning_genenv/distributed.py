@@ -1,0 +1,66 @@
+"""Data-parallel bookkeeping for rollouts: each rank works on its share, everyone sees the whole.
+
+Rollout work (seeds to write tasks from, tasks to attempt) is split round-robin across ranks;
+results are gathered back in the original order, so every rank holds identical pools, rewards and
+advantages. Gathered objects travel as JSON text, so model-written content is never unpickled.
+With one process these are identity functions.
+
+Deliberately left out: load balancing by prompt length (shares are equal in count, which FSDP's
+lock-step forwards need) and asynchronous rollouts.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Callable, TypeVar
+
+import torch.distributed as dist
+
+T = TypeVar("T")
+
+
+def world() -> tuple[int, int]:
+    """``(rank, world_size)`` of the default process group, ``(0, 1)`` without one."""
+    if dist.is_available() and dist.is_initialized():
+        return dist.get_rank(), dist.get_world_size()
+    return 0, 1
+
+
+def shard(items: list[T]) -> list[T]:
+    """This rank's round-robin share of ``items``."""
+    rank, size = world()
+    return items[rank::size]
+
+
+def gather(local: list[T], encode: Callable[[T], Any] = lambda x: x,
+           decode: Callable[[Any], T] = lambda x: x) -> list[T]:
+    """Inverse of :func:`shard`: every rank's share, interleaved back into the original order."""
+    rank, size = world()
+    if size == 1:
+        return local
+    parts: list[str | None] = [None] * size
+    dist.all_gather_object(parts, json.dumps([encode(x) for x in local]))
+    shares = [[decode(x) for x in json.loads(p)] for p in parts]
+    return [shares[r][j] for j in range(max(map(len, shares))) for r in range(size) if j < len(shares[r])]
+
+
+def fingerprint(model) -> str:
+    """SHA-256 of a model's full weights (sharded tensors are gathered: call on every rank)."""
+    import hashlib
+
+    import torch
+
+    digest = hashlib.sha256()
+    for name, tensor in sorted(model.state_dict().items()):
+        if hasattr(tensor, "full_tensor"):
+            tensor = tensor.full_tensor()
+        digest.update(name.encode())
+        digest.update(tensor.detach().to("cpu", torch.float32).contiguous().numpy().tobytes())
+    return digest.hexdigest()
+
+
+def records_fingerprint(records: list[dict]) -> str:
+    """SHA-256 of a pool's records as canonical JSON."""
+    import hashlib
+
+    return hashlib.sha256(json.dumps(records, sort_keys=True, default=str).encode()).hexdigest()
