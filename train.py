@@ -71,6 +71,9 @@ def write_rank_report(run_dir: Path, rank: int, agent, simulator, dm) -> None:
 def run(cfg) -> Path:
     """Run co-evolution on a composed config; returns the run directory."""
     start = time.perf_counter()
+    if cfg.strategy.cpu_offload and (cfg.strategy.accelerator == "cpu" or not torch.cuda.is_available()):
+        raise ConfigError("strategy.cpu_offload=true offloads from GPUs to the CPU; it needs a GPU "
+                          "(torch: 'Cannot access accelerator device when none is available')")
     run_dir = Path(cfg.run_dir or Path("runs") / datetime.now().strftime("%Y%m%d-%H%M%S"))
     run_dir.mkdir(parents=True, exist_ok=True)
     cfg.run_dir = str(run_dir)
@@ -81,11 +84,12 @@ def run(cfg) -> Path:
     agent_model, agent_tok = load_from_config(cfg.model, cfg.model.agent)
     acc = cfg.trainer.accumulate_grad_batches
     dm = GenEnvDataModule(cfg.data, cfg.agent, agent_tok.pad_token_id, run_dir, acc)
-    agent = AgentModule(agent_model, agent_tok, cfg.agent, acc)
+    agent = AgentModule(agent_model, agent_tok, cfg.agent, acc, cfg.strategy.cpu_offload)
     simulator = None
     if cur.task_source == "simulator":
         sim_model, sim_tok = load_from_config(cfg.model, cfg.model.simulator)
-        simulator = SimulatorModule(sim_model, sim_tok, cfg.simulator, cur.train_simulator)
+        simulator = SimulatorModule(sim_model, sim_tok, cfg.simulator, cur.train_simulator,
+                                    cfg.strategy.cpu_offload)
     elif cur.task_source == "static":
         dm.setup()
         if cur.static_path is None:  # GenEnv-Static: the simulator writes the fixed set once, now

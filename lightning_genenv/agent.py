@@ -28,9 +28,9 @@ from lightning_genenv.rollout import SamplingParams, encode_chat
 
 
 class AgentModule(PolicyModule):
-    def __init__(self, model, tokenizer, cfg, accumulate_grad_batches: int = 1):
+    def __init__(self, model, tokenizer, cfg, accumulate_grad_batches: int = 1, cpu_offload: bool = False):
         super().__init__(model, tokenizer, cfg.learning_rate, cfg.weight_decay,
-                         needs_anchor=cfg.beta > 0)
+                         needs_anchor=cfg.beta > 0, cpu_offload=cpu_offload)
         self.cfg = cfg
         self.accumulate_grad_batches = accumulate_grad_batches
         self.engine = None  # set by the co-evolution callback; used for validation rollouts

@@ -129,6 +129,7 @@ class StrategyConfig:
     accelerator: str = "auto"
     devices: Any = 1
     num_nodes: int = 1
+    cpu_offload: bool = False  # fsdp only: keep parameters, gradients and optimizer state on the CPU
 
 
 @dataclass
@@ -352,6 +353,8 @@ def validate(cfg: DictConfig) -> None:
                           f"(got {c.task_source}); set curriculum.train_simulator=false")
     if c.env_reward == "band" and c.band is None:
         raise ConfigError("curriculum.env_reward=band needs curriculum.band (e.g. 0.1)")
+    if cfg.strategy.cpu_offload and cfg.strategy.name != "fsdp":
+        raise ConfigError("strategy.cpu_offload=true needs strategy=fsdp")
     for key, path in (("data.train_path", d.train_path), ("data.val_path", d.val_path),
                       ("curriculum.static_path", c.static_path)):
         if path is not None and not Path(path).is_file():

@@ -28,8 +28,9 @@ def is_peft(model) -> bool:
 
 class PolicyModule(L.LightningModule):
     def __init__(self, model, tokenizer, learning_rate: float, weight_decay: float = 0.0,
-                 needs_anchor: bool = True):
+                 needs_anchor: bool = True, cpu_offload: bool = False):
         super().__init__()
+        self.cpu_offload = cpu_offload  # FSDP2: parameters, gradients and optimizer step on the CPU
         self.model = model.train()
         self.tokenizer = tokenizer
         self.learning_rate = learning_rate
@@ -59,9 +60,10 @@ class PolicyModule(L.LightningModule):
         """FSDP2-shard the policy and its anchor once, when the strategy provides a device mesh."""
         if self.device_mesh is None or getattr(self, "_sharded", False):
             return
-        from torch.distributed.fsdp import fully_shard
+        from torch.distributed.fsdp import CPUOffloadPolicy, OffloadPolicy, fully_shard
 
         mesh = self.device_mesh["data_parallel"]
+        offload = CPUOffloadPolicy() if self.cpu_offload else OffloadPolicy()
         for model in (self.model, self.anchor):
             if model is None:
                 continue
@@ -69,8 +71,8 @@ class PolicyModule(L.LightningModule):
             layer_names = set(getattr(base, "_no_split_modules", None) or [])
             for module in model.modules():
                 if type(module).__name__ in layer_names:
-                    fully_shard(module, mesh=mesh)
-            fully_shard(model, mesh=mesh)
+                    fully_shard(module, mesh=mesh, offload_policy=offload)
+            fully_shard(model, mesh=mesh, offload_policy=offload)
         self._sharded = True
 
     def trainable_parameters(self) -> list[torch.nn.Parameter]:

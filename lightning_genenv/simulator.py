@@ -22,9 +22,10 @@ from lightning_genenv.policy import PolicyModule
 
 
 class SimulatorModule(PolicyModule):
-    def __init__(self, model, tokenizer, cfg, trainable: bool = True):
+    def __init__(self, model, tokenizer, cfg, trainable: bool = True, cpu_offload: bool = False):
         # An untrained simulator (GenEnv-Random) needs no frozen copy of itself.
-        super().__init__(model, tokenizer, cfg.learning_rate, cfg.weight_decay, needs_anchor=trainable)
+        super().__init__(model, tokenizer, cfg.learning_rate, cfg.weight_decay, needs_anchor=trainable,
+                         cpu_offload=cpu_offload)
         self.cfg = cfg
         self.kl_exceeded = False
         self.steps_this_epoch = 0

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# One-call check of the GPU paths on a single multi-GPU machine (H100/H200 class):
+#   bash bench/gpu_check.sh [model]     # model: a local HF dir or cached id; default: embedded
+# Runs one co-evolution epoch with bf16 on every visible GPU under single, DDP and FSDP2 (with and
+# without CPU offload), checks rank consistency, and prints a short table. Needs the project
+# installed (pip install -e .) and a CUDA build of torch. The vLLM rows come with the vLLM backend.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+MODEL=${1:-embedded}
+NGPU=$(python -c "import torch; print(torch.cuda.device_count())")
+[ "$NGPU" -ge 1 ] || { echo "no CUDA device visible"; exit 1; }
+OUT=${OUT:-/tmp/genenv_gpu_check}
+rm -rf "$OUT"; mkdir -p "$OUT"
+COMMON=(trainer=gpu trainer.max_epochs=1 trainer.enable_progress_bar=false model.dtype=float32
+        "model.agent=$MODEL" "model.simulator=$MODEL" model.lora.enabled=false curriculum.k_min=0.0
+        data.seeds_per_epoch=$((NGPU * 4)) data.tasks_per_epoch=$((NGPU * 8)) agent.groups_per_step=2
+        strategy.accelerator=gpu)
+declare -A RESULT
+run() {  # name, extra args...
+  local name=$1; shift
+  local start=$(date +%s)
+  if python train.py "${COMMON[@]}" "run_dir=$OUT/$name" "$@" > "$OUT/$name.log" 2>&1; then
+    local ok="ok"
+    if [ -d "$OUT/$name/ranks" ]; then
+      python - "$OUT/$name/ranks" <<'PY' || ok="RANKS DIFFER"
+import json, sys, pathlib
+reports = [json.loads(p.read_text()) for p in sorted(pathlib.Path(sys.argv[1]).glob("rank*.json"))]
+sys.exit(0 if all(r == reports[0] for r in reports) else 1)
+PY
+    fi
+    RESULT[$name]="$ok $(( $(date +%s) - start ))s $(python -c "import json;d=json.load(open('$OUT/$name/summary.json'));print('val/score=%.3f sim_epochs=%d' % (d.get('val/score', float('nan')), d['simulator_epochs']))")"
+  else
+    RESULT[$name]="FAILED (see $OUT/$name.log: $(tail -1 "$OUT/$name.log"))"
+  fi
+}
+run single strategy=single strategy.devices=1
+if [ "$NGPU" -ge 2 ]; then
+  run ddp strategy=ddp strategy.devices=$NGPU
+  run fsdp strategy=fsdp strategy.devices=$NGPU
+  run fsdp_offload strategy=fsdp strategy.devices=$NGPU strategy.cpu_offload=true
+else
+  run fsdp strategy=fsdp strategy.devices=1
+fi
+echo
+echo "| run | result |"
+echo "|---|---|"
+for k in single ddp fsdp fsdp_offload; do [ -n "${RESULT[$k]:-}" ] && echo "| $k | ${RESULT[$k]} |"; done

@@ -1,0 +1,121 @@
+"""Peak memory of one agent (GRPO) update and one simulator (RWR) update.
+
+    python bench/memory.py [--models tiny,embedded] [--out BENCHMARKS_memory.md]
+
+Each configuration runs in a fresh subprocess: load the player, build its module (full
+fine-tuning keeps a frozen copy as reference / initial simulator; LoRA uses the base with adapters
+disabled), run one forward + backward + AdamW step on a fixed synthetic batch, and report the
+process's peak RSS (CPU) or peak allocated CUDA memory (GPU), before and after the step.
+Batch shapes follow the CPU defaults: agent 2 groups x 8 completions, prompt 300 + completion 48
+tokens; simulator 4 generations, prompt 300 + 96 tokens.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+LORA = {"r": 16, "alpha": 32, "dropout": 0.0, "target_modules": ["q_proj", "k_proj", "v_proj", "o_proj"]}
+
+
+def peak_mb() -> float:
+    import torch
+
+    if torch.cuda.is_available():
+        return torch.cuda.max_memory_allocated() / 2**20
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def one(model_name: str, player: str, lora: bool, checkpointing: bool) -> dict:
+    import torch
+
+    from lightning_genenv.agent import AgentModule
+    from lightning_genenv.config import compose
+    from lightning_genenv.data import pad_batch
+    from lightning_genenv.models import load_causal_lm
+    from lightning_genenv.simulator import SimulatorModule
+
+    torch.manual_seed(0)
+    model, tok = load_causal_lm(model_name, lora=LORA if lora else None, gradient_checkpointing=checkpointing)
+    cfg = compose(["model=tiny"])
+    vocab = model.config.vocab_size
+    if player == "agent":
+        module = AgentModule(model, tok, cfg.agent)
+        groups, n, p_len, c_len = 2, 8, 300, 48
+    else:
+        module = SimulatorModule(model, tok, cfg.simulator)
+        groups, n, p_len, c_len = 4, 1, 300, 96
+    module.log_dict = lambda *a, **k: None  # no trainer attached in a micro-benchmark
+    device = "cuda" if torch.cuda.is_available() else "cpu"
+    module.to(device)
+    prompts = [torch.randint(3, vocab, (p_len,)).tolist() for _ in range(groups)]
+    completions = [torch.randint(3, vocab, (c_len,)).tolist() for _ in range(groups * n)]
+    batch = pad_batch(prompts, completions, tok.pad_token_id)
+    batch["advantages"] = torch.randn(groups * n)
+    batch["rewards"] = torch.rand(groups * n)
+    batch["sampling_logprobs"] = torch.zeros(groups * n, c_len)
+    batch["weights"] = torch.ones(groups * n)
+    batch = {k: v.to(device) if torch.is_tensor(v) else v for k, v in batch.items()}
+    optimizer = module.configure_optimizers()
+    before = peak_mb()
+    start = time.perf_counter()
+    loss = module.training_step(batch, 0)
+    loss.backward()
+    optimizer.step()
+    optimizer.zero_grad()
+    seconds = time.perf_counter() - start
+    return {"model": model_name, "player": player, "mode": "LoRA r=16" if lora else "full",
+            "checkpointing": checkpointing, "peak_mb_after_load": round(before), "peak_mb": round(peak_mb()),
+            "step_s": round(seconds, 2), "trainable": sum(p.numel() for p in module.trainable_parameters()),
+            "separate_reference_copy": module.anchor is not None}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--models", default="tiny,embedded")
+    parser.add_argument("--out", default=None, help="write the markdown table here")
+    parser.add_argument("--one", default=None, help=argparse.SUPPRESS)  # internal: one config as JSON
+    args = parser.parse_args()
+    if args.one:
+        print(json.dumps(one(**json.loads(args.one))))
+        return
+    rows = []
+    for model in args.models.split(","):
+        for player in ("agent", "simulator"):
+            for lora in (False, True):
+                for ckpt in (False, True):
+                    spec = json.dumps({"model_name": model, "player": player, "lora": lora, "checkpointing": ckpt})
+                    proc = subprocess.run([sys.executable, __file__, "--one", spec], capture_output=True, text=True)
+                    if proc.returncode:
+                        sys.exit(f"{spec} failed:\n{proc.stderr[-2000:]}")
+                    rows.append(json.loads(proc.stdout.strip().splitlines()[-1]))
+                    print(rows[-1], flush=True)
+    lines = ["| model | player | mode | grad. ckpt | separate ref copy | peak after load (MB) | peak after step (MB) | step (s) |",
+             "|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        lines.append(f"| {r['model']} | {r['player']} | {r['mode']} | {'yes' if r['checkpointing'] else 'no'} | "
+                     f"{'yes' if r['separate_reference_copy'] else 'no (adapters off)'} | {r['peak_mb_after_load']} | "
+                     f"{r['peak_mb']} | {r['step_s']} |")
+    for model in args.models.split(","):
+        for player in ("agent", "simulator"):
+            full = next(r for r in rows if (r["model"], r["player"], r["mode"], r["checkpointing"]) == (model, player, "full", False))
+            lora = next(r for r in rows if (r["model"], r["player"], r["mode"], r["checkpointing"]) == (model, player, "LoRA r=16", False))
+            lines.append("")
+            lines.append(f"{model} {player}: LoRA with adapter-disabled reference / full fine-tuning with a separate "
+                         f"reference copy = {lora['peak_mb']} / {full['peak_mb']} MB = {lora['peak_mb'] / full['peak_mb']:.2f}x")
+    table = "\n".join(lines)
+    print(table)
+    if args.out:
+        Path(args.out).write_text(table + "\n")
+
+
+if __name__ == "__main__":
+    main()
