@@ -27,6 +27,7 @@ from lightning_genenv.config import ConfigError, compose, to_yaml
 from lightning_genenv.data import GenEnvDataModule
 from lightning_genenv.distributed import fingerprint, records_fingerprint
 from lightning_genenv.models import ModelUnavailable, export_hf, load_from_config
+from lightning_genenv.policy import NonFiniteError
 from lightning_genenv.simulator import SimulatorModule
 from lightning_genenv.static_augment import augment
 from lightning_genenv.tasks import DataError
@@ -84,12 +85,13 @@ def run(cfg) -> Path:
     agent_model, agent_tok = load_from_config(cfg.model, cfg.model.agent)
     acc = cfg.trainer.accumulate_grad_batches
     dm = GenEnvDataModule(cfg.data, cfg.agent, agent_tok.pad_token_id, run_dir, acc)
-    agent = AgentModule(agent_model, agent_tok, cfg.agent, acc, cfg.strategy.cpu_offload)
+    agent = AgentModule(agent_model, agent_tok, cfg.agent, acc, cfg.strategy.cpu_offload,
+                        cfg.trainer.max_nonfinite_steps)
     simulator = None
     if cur.task_source == "simulator":
         sim_model, sim_tok = load_from_config(cfg.model, cfg.model.simulator)
         simulator = SimulatorModule(sim_model, sim_tok, cfg.simulator, cur.train_simulator,
-                                    cfg.strategy.cpu_offload)
+                                    cfg.strategy.cpu_offload, cfg.trainer.max_nonfinite_steps)
     elif cur.task_source == "static":
         dm.setup()
         if cur.static_path is None:  # GenEnv-Static: the simulator writes the fixed set once, now
@@ -136,7 +138,7 @@ def main(argv: list[str] | None = None) -> Path:
     try:
         cfg = compose(sys.argv[1:] if argv is None else argv)
         return run(cfg)
-    except (ConfigError, FileNotFoundError, DataError, ModelUnavailable) as e:
+    except (ConfigError, FileNotFoundError, DataError, ModelUnavailable, NonFiniteError) as e:
         sys.exit(f"error: {e}")
 
 

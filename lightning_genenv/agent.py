@@ -28,9 +28,12 @@ from lightning_genenv.rollout import SamplingParams, encode_chat
 
 
 class AgentModule(PolicyModule):
-    def __init__(self, model, tokenizer, cfg, accumulate_grad_batches: int = 1, cpu_offload: bool = False):
-        super().__init__(model, tokenizer, cfg.learning_rate, cfg.weight_decay,
-                         needs_anchor=cfg.beta > 0, cpu_offload=cpu_offload)
+    log_prefix = "agent"
+
+    def __init__(self, model, tokenizer, cfg, accumulate_grad_batches: int = 1, cpu_offload: bool = False,
+                 max_nonfinite_steps: int = 3):
+        super().__init__(model, tokenizer, cfg.learning_rate, cfg.weight_decay, needs_anchor=cfg.beta > 0,
+                         cpu_offload=cpu_offload, max_nonfinite_steps=max_nonfinite_steps)
         self.cfg = cfg
         self.accumulate_grad_batches = accumulate_grad_batches
         self.engine = None  # set by the co-evolution callback; used for validation rollouts
@@ -82,7 +85,7 @@ class AgentModule(PolicyModule):
                                      "score": score, "reason": reason})
         self.log("val/score", sum(scores) / len(scores), batch_size=len(scores), sync_dist=True)
         for family, values in sorted(by_family.items()):
-            self.log(f"val/score/{family}", sum(values) / len(values), batch_size=len(values))
+            self.log(f"val/score/{family}", sum(values) / len(values), batch_size=len(values), sync_dist=True)
 
     def on_validation_epoch_start(self) -> None:
         self.val_samples = []

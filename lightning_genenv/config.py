@@ -143,6 +143,7 @@ class TrainerConfig:
     num_sanity_val_steps: int = 0
     enable_progress_bar: bool = True
     save_hf: bool = True  # write final agent and simulator in Hugging Face format
+    max_nonfinite_steps: int = 3  # consecutive NaN/inf steps (each skipped) before the run stops
     val_benchmarks: list[str] = field(default_factory=list)  # e.g. [api_bank, bfcl]: callbacks/benchmarks.py
     val_benchmark_limit: Optional[int] = 32  # items per benchmark and validation (None: all)
     benchmarks_root: Optional[str] = None  # None: ../shared/benchmarks next to the repository
@@ -341,6 +342,7 @@ def validate(cfg: DictConfig) -> None:
         (0.0 < d.val_fraction < 1.0, f"data.val_fraction={d.val_fraction} must be in (0, 1)"),
         (t.max_epochs >= 1, f"trainer.max_epochs={t.max_epochs} must be >= 1"),
         (t.accumulate_grad_batches >= 1, "trainer.accumulate_grad_batches must be >= 1"),
+        (t.max_nonfinite_steps >= 1, "trainer.max_nonfinite_steps must be >= 1"),
         (all(b in BENCHMARK_NAMES for b in t.val_benchmarks),
          f"trainer.val_benchmarks={list(t.val_benchmarks)}: valid names are {', '.join(BENCHMARK_NAMES)}"),
         (t.val_benchmark_limit is None or t.val_benchmark_limit >= 1, "trainer.val_benchmark_limit must be >= 1"),

@@ -22,14 +22,21 @@ import torch
 from lightning_genenv.losses import sequence_logprobs
 
 
+class NonFiniteError(RuntimeError):
+    """Too many consecutive steps with a NaN/inf loss or gradient."""
+
+
 def is_peft(model) -> bool:
     return hasattr(model, "disable_adapter") and hasattr(model, "peft_config")
 
 
 class PolicyModule(L.LightningModule):
     def __init__(self, model, tokenizer, learning_rate: float, weight_decay: float = 0.0,
-                 needs_anchor: bool = True, cpu_offload: bool = False):
+                 needs_anchor: bool = True, cpu_offload: bool = False, max_nonfinite_steps: int = 3):
         super().__init__()
+        self.max_nonfinite_steps = max_nonfinite_steps
+        self.nonfinite_steps = 0  # skipped steps (non-finite loss or gradient), in total
+        self.nonfinite_streak = 0
         self.cpu_offload = cpu_offload  # FSDP2: parameters, gradients and optimizer step on the CPU
         self.model = model.train()
         self.tokenizer = tokenizer
@@ -74,6 +81,27 @@ class PolicyModule(L.LightningModule):
                     fully_shard(module, mesh=mesh, offload_policy=offload)
             fully_shard(model, mesh=mesh, offload_policy=offload)
         self._sharded = True
+
+    def optimizer_step(self, epoch, batch_idx, optimizer, optimizer_closure=None) -> None:
+        """Skip (and count) a step whose loss or gradients are not finite; too many in a row stop
+        the run with :class:`NonFiniteError`, leaving the last checkpoint as it was."""
+        if optimizer_closure is not None:
+            optimizer_closure()  # forward + backward; clipping still runs inside optimizer.step
+        finite = all(bool(torch.isfinite(p.grad).all()) for p in self.trainable_parameters()
+                     if p.grad is not None)
+        finite = self.trainer.strategy.reduce_boolean_decision(finite, all=True)
+        if finite:
+            optimizer.step()
+            self.nonfinite_streak = 0
+            return
+        optimizer.zero_grad()
+        self.nonfinite_steps += 1
+        self.nonfinite_streak += 1
+        self.log(f"{self.log_prefix}/nonfinite_steps", float(self.nonfinite_steps), on_step=True, on_epoch=False)
+        if self.nonfinite_streak >= self.max_nonfinite_steps:
+            raise NonFiniteError(f"{self.nonfinite_streak} {self.log_prefix} steps in a row had a non-finite loss "
+                                 f"or gradient (trainer.max_nonfinite_steps={self.max_nonfinite_steps}); "
+                                 "stopped, the last checkpoint is unchanged")
 
     def trainable_parameters(self) -> list[torch.nn.Parameter]:
         return [p for p in self.model.parameters() if p.requires_grad]

@@ -22,10 +22,13 @@ from lightning_genenv.policy import PolicyModule
 
 
 class SimulatorModule(PolicyModule):
-    def __init__(self, model, tokenizer, cfg, trainable: bool = True, cpu_offload: bool = False):
+    log_prefix = "sim"
+
+    def __init__(self, model, tokenizer, cfg, trainable: bool = True, cpu_offload: bool = False,
+                 max_nonfinite_steps: int = 3):
         # An untrained simulator (GenEnv-Random) needs no frozen copy of itself.
         super().__init__(model, tokenizer, cfg.learning_rate, cfg.weight_decay, needs_anchor=trainable,
-                         cpu_offload=cpu_offload)
+                         cpu_offload=cpu_offload, max_nonfinite_steps=max_nonfinite_steps)
         self.cfg = cfg
         self.kl_exceeded = False
         self.steps_this_epoch = 0

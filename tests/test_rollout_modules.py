@@ -112,3 +112,27 @@ def test_simulator_kl_cap_skips_the_rest_of_the_epoch(tiny_dir):
     assert sim.kl_exceeded and sim.on_train_batch_start(batch, 2) == -1
     sim.on_train_epoch_start()
     assert sim.on_train_batch_start(batch, 0) is None
+
+
+def test_nonfinite_steps_are_skipped_then_stop_the_run(tiny_dir):
+    import lightning as L
+
+    from lightning_genenv.policy import NonFiniteError
+
+    torch.manual_seed(0)
+    model, tok = load_causal_lm(tiny_dir)
+    agent = AgentModule(model, tok, compose(["model=tiny", "agent.beta=0.0"]).agent, max_nonfinite_steps=2)
+    good, bad = _agent_batch(tok), _agent_batch(tok)
+    bad["advantages"] = torch.tensor([float("nan"), 1.0, -1.0, 0.0])
+    trainer = L.Trainer(max_epochs=1, logger=False, enable_checkpointing=False, enable_progress_bar=False,
+                        accelerator="cpu", enable_model_summary=False)
+    before = {k: v.clone() for k, v in model.state_dict().items()}
+    trainer.fit(agent, train_dataloaders=torch.utils.data.DataLoader([bad, good, bad], batch_size=None))
+    assert agent.nonfinite_steps == 2 and agent.nonfinite_streak == 1  # the good step reset the streak
+    assert any(not torch.equal(before[k], v) for k, v in model.state_dict().items())  # the good step applied
+    assert all(torch.isfinite(v).all() for v in model.state_dict().values())
+    trainer = L.Trainer(max_epochs=1, logger=False, enable_checkpointing=False, enable_progress_bar=False,
+                        accelerator="cpu", enable_model_summary=False)
+    agent.nonfinite_streak = 0
+    with pytest.raises(NonFiniteError, match="2 agent steps in a row"):
+        trainer.fit(agent, train_dataloaders=torch.utils.data.DataLoader([bad, bad, good], batch_size=None))
