@@ -63,7 +63,11 @@ def run(cfg) -> Path:
         raise BenchmarkDataError(f"{bench.name}: no usable items under {cfg.data_root} (skipped: {dict(skipped)})")
     print(f"{bench.name}: {len(items)} of {len(all_items)} items; skipped records: {dict(skipped) or 0}")
 
-    model, tokenizer = load_causal_lm(model_path, cfg.dtype, None, False, cfg.cache_dir)
+    try:
+        model, tokenizer = load_causal_lm(model_path, cfg.dtype, None, False, cfg.cache_dir)
+    except FileNotFoundError as e:  # its hint names train.py's keys; give ours
+        raise FileNotFoundError(str(e).split("; set ")[0] + "; set model= to 'embedded', 'tiny', a local "
+                                "model directory or a train run directory") from None
     engine = build_engine(cfg.rollout, model, tokenizer, cfg.batch_size, cfg.progress)
     max_new = cfg.max_new_tokens or bench.max_new_tokens
     records = run_items(bench, items, engine, tokenizer, max_new, context_length(model, tokenizer),

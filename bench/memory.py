@@ -1,13 +1,15 @@
 """Peak memory of one agent (GRPO) update and one simulator (RWR) update.
 
-    python bench/memory.py [--models tiny,embedded] [--out BENCHMARKS_memory.md]
+    python bench/memory.py [--models tiny,embedded] [--shape default|small] [--out table.md]
 
 Each configuration runs in a fresh subprocess: load the player, build its module (full
 fine-tuning keeps a frozen copy as reference / initial simulator; LoRA uses the base with adapters
 disabled), run one forward + backward + AdamW step on a fixed synthetic batch, and report the
 process's peak RSS (CPU) or peak allocated CUDA memory (GPU), before and after the step.
-Batch shapes follow the CPU defaults: agent 2 groups x 8 completions, prompt 300 + completion 48
-tokens; simulator 4 generations, prompt 300 + 96 tokens.
+Batch shapes (``--shape``): ``default`` follows the CPU defaults (agent 2 groups x 8 completions,
+prompt 300 + completion 48 tokens; simulator 4 generations, prompt 300 + 96 tokens), where
+activations dominate; ``small`` (agent 1 group x 4, 128 + 32; simulator 1 x 128 + 64) shows the
+weights, the reference copy, gradients and optimizer state.
 """
 
 from __future__ import annotations
@@ -23,6 +25,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+SHAPES = {  # player -> (groups, completions per group, prompt tokens, completion tokens)
+    "default": {"agent": (2, 8, 300, 48), "simulator": (4, 1, 300, 96)},
+    "small": {"agent": (1, 4, 128, 32), "simulator": (1, 1, 128, 64)},
+}
 LORA = {"r": 16, "alpha": 32, "dropout": 0.0, "target_modules": ["q_proj", "k_proj", "v_proj", "o_proj"]}
 
 
@@ -34,7 +40,7 @@ def peak_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def one(model_name: str, player: str, lora: bool, checkpointing: bool) -> dict:
+def one(model_name: str, player: str, lora: bool, checkpointing: bool, shape: str = "default") -> dict:
     import torch
 
     from lightning_genenv.agent import AgentModule
@@ -47,12 +53,8 @@ def one(model_name: str, player: str, lora: bool, checkpointing: bool) -> dict:
     model, tok = load_causal_lm(model_name, lora=LORA if lora else None, gradient_checkpointing=checkpointing)
     cfg = compose(["model=tiny"])
     vocab = model.config.vocab_size
-    if player == "agent":
-        module = AgentModule(model, tok, cfg.agent)
-        groups, n, p_len, c_len = 2, 8, 300, 48
-    else:
-        module = SimulatorModule(model, tok, cfg.simulator)
-        groups, n, p_len, c_len = 4, 1, 300, 96
+    module = AgentModule(model, tok, cfg.agent) if player == "agent" else SimulatorModule(model, tok, cfg.simulator)
+    groups, n, p_len, c_len = SHAPES[shape][player]
     module.log_dict = lambda *a, **k: None  # no trainer attached in a micro-benchmark
     device = "cuda" if torch.cuda.is_available() else "cpu"
     module.to(device)
@@ -72,7 +74,7 @@ def one(model_name: str, player: str, lora: bool, checkpointing: bool) -> dict:
     optimizer.step()
     optimizer.zero_grad()
     seconds = time.perf_counter() - start
-    return {"model": model_name, "player": player, "mode": "LoRA r=16" if lora else "full",
+    return {"model": model_name, "player": player, "shape": shape, "mode": "LoRA r=16" if lora else "full",
             "checkpointing": checkpointing, "peak_mb_after_load": round(before), "peak_mb": round(peak_mb()),
             "step_s": round(seconds, 2), "trainable": sum(p.numel() for p in module.trainable_parameters()),
             "separate_reference_copy": module.anchor is not None}
@@ -81,6 +83,7 @@ def one(model_name: str, player: str, lora: bool, checkpointing: bool) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--models", default="tiny,embedded")
+    parser.add_argument("--shape", default="default", choices=sorted(SHAPES))
     parser.add_argument("--out", default=None, help="write the markdown table here")
     parser.add_argument("--one", default=None, help=argparse.SUPPRESS)  # internal: one config as JSON
     args = parser.parse_args()
@@ -92,13 +95,15 @@ def main() -> None:
         for player in ("agent", "simulator"):
             for lora in (False, True):
                 for ckpt in (False, True):
-                    spec = json.dumps({"model_name": model, "player": player, "lora": lora, "checkpointing": ckpt})
+                    spec = json.dumps({"model_name": model, "player": player, "lora": lora, "checkpointing": ckpt,
+                                       "shape": args.shape})
                     proc = subprocess.run([sys.executable, __file__, "--one", spec], capture_output=True, text=True)
                     if proc.returncode:
                         sys.exit(f"{spec} failed:\n{proc.stderr[-2000:]}")
                     rows.append(json.loads(proc.stdout.strip().splitlines()[-1]))
                     print(rows[-1], flush=True)
-    lines = ["| model | player | mode | grad. ckpt | separate ref copy | peak after load (MB) | peak after step (MB) | step (s) |",
+    lines = [f"Batch shape: {args.shape} ({SHAPES[args.shape]})", "",
+             "| model | player | mode | grad. ckpt | separate ref copy | peak after load (MB) | peak after step (MB) | step (s) |",
              "|---|---|---|---|---|---|---|---|"]
     for r in rows:
         lines.append(f"| {r['model']} | {r['player']} | {r['mode']} | {'yes' if r['checkpointing'] else 'no'} | "

@@ -11,9 +11,11 @@ A run directory is what ``python train.py run_dir=...`` writes; it is recognised
 one epoch ends and the next begins).
 
 Runs whose configs differ only by seed (``seed``, ``data.seed``; ``run_dir`` and cosmetic keys are
-ignored too) form a group, labelled by ``curriculum.name`` (plus the keys that tell groups apart
-when names collide). A group's curve is the mean over its seeds, shaded by ± one sample standard
-deviation where two or more seeds logged that point; the markdown gives ``mean ± sd`` likewise.
+ignored too) form a group, labelled by ``curriculum.name``; when two groups share that name, the
+label adds the (at most two) keys that tell them apart, or else the first run's directory name.
+Runs are labelled by their directory name. A group's curve is the mean over its seeds, shaded by
+± one sample standard deviation where two or more seeds logged that point; the markdown gives
+``mean ± sd`` likewise.
 "first" and "last" are each run's first and last epoch at which the key was logged.
 
 Written to ``--out`` (default ``<run_dir>/report`` for one run, else ``./report``):
@@ -274,8 +276,10 @@ def group_runs(runs: list[Run], alpha: float | None = None, band: float | None =
             continue
         differing = sorted({k for r in rivals for k in set(flats[r]) | set(flats[key])
                             if any(flats[r].get(k) != flats[key].get(k) for r in rivals)})
-        parts = [f"{k}={flats[key].get(k)}" for k in differing[:3]] + (["…"] if len(differing) > 3 else [])
-        labels[key] = f"{name} ({', '.join(parts)})"
+        if len(differing) <= 2:
+            labels[key] = f"{name} ({', '.join(f'{k}={flats[key].get(k)}' for k in differing)})"
+        else:  # too many differences to spell out: the first run's directory tells them apart
+            labels[key] = f"{name} [{keyed[key][0].label or keyed[key][0].path.name}]"
     groups, used = [], set()
     for key, members in keyed.items():
         label = labels[key]
@@ -332,11 +336,14 @@ def moved_toward(series: dict[int, float], alpha: float) -> bool | None:
 
 
 def fmt(v, count: bool = False) -> str:
-    """Three decimals (none from 1000 up); ``count``: a whole number, one decimal for a mean."""
+    """Three decimals (none from 1000 up, three significant digits below 0.001, e.g. a small KL);
+    ``count``: a whole number, one decimal for a mean."""
     if not _finite(v):
         return NOT_LOGGED if v is None else str(v)
     if count:
         return f"{v:.0f}" if float(v).is_integer() else f"{v:.1f}"
+    if v != 0 and abs(v) < 1e-3:
+        return f"{v:.2e}"
     return f"{v:.0f}" if abs(v) >= 1000 else f"{v:.3f}"
 
 
@@ -391,11 +398,16 @@ def _finish(ax, drawn: int, what: str, xlabel: str, ylabel: str, title: str) -> 
 
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
-    if xlabel.endswith(("epoch", "step")):
+    if xlabel.endswith(("epoch", "step", "(cumulative)")):
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_title(title, fontsize=10)
+    if xlabel.endswith(("epoch", "step", "(cumulative)")) and drawn:
+        lo, hi = ax.get_xlim()
+        if hi - lo < 2:  # a single epoch: keep a readable integer axis
+            mid = (lo + hi) / 2
+            ax.set_xlim(mid - 1, mid + 1)
     if drawn:
-        ax.legend(fontsize=7)
+        ax.legend(fontsize=7, framealpha=0.6)
         ax.grid(alpha=0.3)
     else:
         ax.text(0.5, 0.5, f"{what}: not logged in any run", ha="center", va="center", transform=ax.transAxes)

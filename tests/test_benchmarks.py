@@ -204,6 +204,7 @@ def test_bfcl_right_wrong_malformed(bfcl_items):
     assert right.score == 1.0 and right.extra["exact"] == 1.0
     wrong = bfcl.score(item, "[cd(folder='document'), mkdir(dir_name='tmp')]")
     assert wrong.score == 0.0 and wrong.extra["exact"] == 0.0 and wrong.reason
+    assert bfcl.score(item, "[shutdown(now=True)]").reason == "unknown_function"  # never executed
     assert bfcl.score(item, "[cd(folder='document'),").reason == "no_call_list"
     assert bfcl.score(item, "").reason == "empty"
 
@@ -236,6 +237,9 @@ def _alfworld_cache(path: Path) -> Path:
          "won": True, "initial": "You are in a room.\n\nYour task is to: put a mug on the shelf.", "steps": steps},
         {"game": "g2", "task_type": "clean", "won": False, "initial": "x", "steps": steps},
         {"game": "g3", "steps": "not a list"},
+        {"game": "x/trial_4/game.tw-pddl", "task_type": "clean", "won": True, "initial": "y",
+         "steps": [dict(steps[0], action="look")] + steps},
+        {"game": "g5", "won": False, "error": "RuntimeError: crashed", "initial": "", "steps": []},
     ]
     path.write_text("\n".join(json.dumps(g) for g in games) + "\nnot json\n")
     return path
@@ -245,8 +249,8 @@ def test_alfworld_items_from_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("GENENV_ALFWORLD_CACHE", str(_alfworld_cache(tmp_path / "steps.jsonl")))
     skipped = Counter()
     items = alfworld.load(tmp_path, skipped)
-    assert [i.id for i in items] == ["trial_1#0", "trial_1#1"]
-    assert skipped == {"expert_lost": 1, "bad_record": 1, "not_json": 1}
+    assert [i.id for i in items] == ["trial_1#0", "trial_1#1", "trial_4#1", "trial_4#2"]  # opening look dropped
+    assert skipped == {"expert_lost": 1, "bad_record": 1, "not_json": 1, "game_error": 1}
     prompt = items[1].messages[1]["content"]
     assert "Your task is to" in prompt and "> go to desk 1" in prompt and "take mug 1 from desk 1" in prompt
     item = items[1]
@@ -256,8 +260,8 @@ def test_alfworld_items_from_cache(tmp_path, monkeypatch):
     assert (wrong.score, wrong.reason, wrong.extra["admissible"]) == (0.0, "wrong_action", True)
     assert alfworld.score(item, "fly to the moon").reason == "not_admissible"
     assert alfworld.score(item, "  \n ").reason == "empty"
-    s = alfworld.summarize(items, [alfworld.score(items[0], "go to desk 1"), wrong])
-    assert s["next_action_accuracy"] == 0.5 and s["games"] == 1
+    s = alfworld.summarize(items[:2], [alfworld.score(items[0], "go to desk 1"), wrong])
+    assert s["next_action_accuracy"] == 0.5 and s["games"] == 1 and s["accuracy_by_task_type"]
 
 
 def test_alfworld_missing_cache_is_one_line(tmp_path, monkeypatch):
@@ -344,3 +348,41 @@ def test_validation_hook_logs_benchmark_metrics(tiny_dir):
     hook.on_validation_epoch_end(SimpleNamespace(sanity_checking=False, is_global_zero=True), agent)
     assert logged["val_bench/bamboogle/exact_match"] == 0.25  # item 0's gold is James Madison
     assert logged["val_bench/bamboogle/n_items"] == 4.0
+
+
+@needs_data
+def test_alfworld_builder_plays_one_real_game(tmp_path, monkeypatch):
+    pytest.importorskip("textworld", reason="textworld not installed (pip install 'textworld[pddl]==1.7.0')")
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        if version("alfworld") != "0.3.5":
+            pytest.skip("alfworld 0.3.5 not installed")
+    except PackageNotFoundError:
+        pytest.skip("alfworld not installed (pip install --no-deps alfworld==0.3.5)")
+    from lightning_genenv.benchmarks import alfworld_build
+
+    out = alfworld_build.main([f"data_root={DATA}", f"out={tmp_path / 'steps.jsonl'}", "limit=1"])
+    record = json.loads(out.read_text())
+    assert record["won"] and record["initial"].count("Your task is to") == 1
+    monkeypatch.setenv("GENENV_ALFWORLD_CACHE", str(out))
+    items = alfworld.load(DATA / "alfworld", Counter())
+    assert len(items) == len(record["steps"]) - 1  # the opening look is not an item
+    assert all(alfworld.normalize_action(i.gold) in map(alfworld.normalize_action, i.meta["admissible"]) for i in items)
+    assert alfworld.score(items[-1], items[-1].gold).score == 1.0
+
+
+@needs_data
+def test_evaluate_after_training_logs_to_the_run(tiny_dir, tmp_path):
+    """``model=<train run dir>`` evaluates ``final/agent`` and logs to ``<run>/tb/eval``."""
+    import evaluate
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    run = tmp_path / "run"
+    (run / "final").mkdir(parents=True)
+    (run / "final" / "agent").symlink_to(tiny_dir, target_is_directory=True)
+    out = evaluate.main(["benchmark=bamboogle", f"model={run}", "limit=2", "max_new_tokens=4", "progress=false"])
+    assert out == run / "eval" / "bamboogle" and (out / "summary.json").is_file()
+    acc = EventAccumulator(str(run / "tb" / "eval"))
+    acc.Reload()
+    assert "eval/bamboogle/exact_match" in acc.Tags()["scalars"]

@@ -121,16 +121,20 @@ def test_missing_tensorboard_is_graceful(run_dirs, tmp_path):
 
 
 @pytest.mark.parametrize("kind", ["empty_dir", "missing", "file"])
-def test_not_a_run_directory_is_one_line_error(tmp_path, run_dirs, kind, capsys):
+def test_not_a_run_directory_is_one_line_error(tmp_path, kind):
+    ok = tmp_path / "ok"  # a (minimal) run directory before the bad path: checked before anything is read
+    ok.mkdir()
+    (ok / "config.yaml").write_text("seed: 0\n")
     bad = tmp_path / "bad"
     if kind == "empty_dir":
         bad.mkdir()
     elif kind == "file":
         bad.write_text("x")
     with pytest.raises(SystemExit) as exc:
-        report.main([str(run_dirs["genenv_s0"]), str(bad), "--out", str(tmp_path / "out")])
+        report.main([str(ok), str(bad), "--out", str(tmp_path / "out")])
     message = str(exc.value.code)
-    assert message.startswith("error: ") and "not a run directory" in message and "\n" not in message
+    assert message.startswith(f"error: {bad}: not a run directory") and "\n" not in message
+    assert not (tmp_path / "out").exists()
 
 
 Event = namedtuple("Event", "wall_time step value")
@@ -155,3 +159,8 @@ def test_grouping_by_everything_but_the_seed(tmp_path):
     assert groups[0].label != groups[1].label and "curriculum.alpha=0.3" in groups[1].label
     assert groups[2].label == "random" and groups[0].band == report.DEFAULT_BAND
     assert report.group_runs(runs, alpha=0.7, band=0.2)[0].alpha == 0.7
+    # More than two differing keys: the first run's directory tells same-named groups apart.
+    other = run("e", 0, alpha=0.3)
+    other.config.update(data={"num_val": 8}, agent={"learning_rate": 0.1})
+    labels = [g.label for g in report.group_runs([runs[0], other])]
+    assert labels == ["genenv [a]", "genenv [e]"]

@@ -12,7 +12,9 @@ model cache of :func:`lightning_genenv.models.default_cache_dir`, where the buil
 It is built once by ``python -m lightning_genenv.benchmarks.alfworld_build`` (needs
 ``alfworld==0.3.5``, see that module). Step ``k`` of a game becomes item ``<game>#<k>``: the initial
 observation, the last :data:`HISTORY` (action, observation) pairs before ``k``, the admissible
-actions at ``k``, and the expert's action at ``k`` as the gold. Only games the expert won are used.
+actions at ``k``, and the expert's action at ``k`` as the gold. Only games the expert won are used,
+and the opening ``look`` is not an item: ALFWorld's expert wrapper emits it on reset, before the
+expert has planned anything.
 
 Scoring: the first line of the reply, minus a leading ``>`` or ``Action:`` and surrounding quotes,
 must equal the expert's action after lowercasing and whitespace normalization. Metrics:
@@ -97,6 +99,8 @@ def load(root: Path, skipped: Counter) -> list[BenchItem]:
             continue
         game_id = rec["game"].split("/")[-2] if rec["game"].count("/") >= 1 else rec["game"]
         for k, step in enumerate(rec["steps"]):
+            if k == 0 and step["action"] == "look":  # ALFWorld's wrapper, before the expert plans
+                continue
             items.append(BenchItem(
                 id=f"{game_id}#{k}",
                 messages=[{"role": "system", "content": _SYSTEM},

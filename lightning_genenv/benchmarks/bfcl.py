@@ -35,6 +35,7 @@ figures is the BFCL leaderboard's multi-turn score.
 from __future__ import annotations
 
 import ast
+import functools
 import importlib.metadata
 import itertools
 import json
@@ -147,7 +148,7 @@ def load(root: Path, skipped: Counter) -> list[BenchItem]:
             else:
                 items.append(BenchItem(
                     id=f"{entry['id']}-turn-{i}", messages=list(history), gold=gold_calls,
-                    meta={"entry": entry["id"], "turn": i, "turns": len(gt), "root": str(root)}))
+                    meta={"entry": entry["id"], "turn": i, "classes": classes, "root": str(root)}))
             history.append({"role": "assistant", "content": "[" + ", ".join(map(str, gold)) + "]"})
     return items
 
@@ -203,6 +204,7 @@ def _jsonable(calls: list[dict]) -> list[dict]:
 # ----------------------------------------------------------------------------- official checker
 
 
+@functools.lru_cache(maxsize=1)
 def official_version() -> str | None:
     """The installed ``bfcl-eval`` version, or None when it cannot be imported."""
     try:
@@ -238,7 +240,7 @@ def official_check(root: Path, entry_id: str, model_turns: dict[int, list[dict]]
             decoded.append([[to_call_string(c) for c in model_turns[j] if c["name"] in allowed]])
         else:
             decoded.append([list(gt[j])])
-    tag = f"genenv{next(_RUN)}"
+    tag = f"genenv{next(_RUN)}run"  # "genenv1run" is no prefix of "genenv10run"
     try:
         result = checker.multi_turn_checker(decoded, gt[:last + 1], entry, CATEGORY, tag)
     finally:  # the checker caches backend instances in its module globals, keyed by model name
@@ -263,6 +265,9 @@ def score(item: BenchItem, text: str) -> ItemResult:
     if official:
         verdict, error = official_check(root, item.meta["entry"], {item.meta["turn"]: calls})
         extra["official"] = float(verdict)
+    allowed = {f["name"] for f in docs(root).functions(item.meta["classes"])}
+    if not verdict and any(c["name"] not in allowed for c in calls):
+        error = "unknown_function"  # such calls are never executed (see official_check)
     return ItemResult(item.id, float(verdict), _jsonable(calls), None if verdict else (error or "wrong_calls"), extra)
 
 
