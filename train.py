@@ -109,8 +109,9 @@ def run(cfg) -> Path:
     coevolution = CoEvolutionCallback(cfg, dm, simulator, sim_trainer)
     checkpoint = ModelCheckpoint(dirpath=run_dir / "checkpoints", save_last=True, save_top_k=0)
     logger = TensorBoardLogger(run_dir, name="tb", version="agent", default_hp_metric=False)
+    callbacks = [coevolution, checkpoint, *benchmark_validation.from_config(cfg)]
     trainer = make_trainer(
-        cfg, logger, max_epochs=cfg.trainer.max_epochs, callbacks=[coevolution, checkpoint, *benchmark_validation.from_config(cfg)],
+        cfg, logger, max_epochs=cfg.trainer.max_epochs, callbacks=callbacks,
         accumulate_grad_batches=acc, check_val_every_n_epoch=cfg.trainer.val_every_n_epochs,
         use_distributed_sampler=False,  # the callback shards rollouts and batches itself
         num_sanity_val_steps=cfg.trainer.num_sanity_val_steps, default_root_dir=run_dir,
