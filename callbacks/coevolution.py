@@ -3,7 +3,8 @@
 ``on_train_epoch_start`` (before the agent's GRPO steps):
   1. sample seeds from the base pool;
   2. the simulator writes ``num_variations`` tasks per seed; each is parsed and validated, and
-     invalid ones are counted by reason;
+     invalid ones are counted by reason (``curriculum.task_source=static`` samples a fixed set
+     instead, ``none`` adds no new tasks);
   3. the agent makes ``num_generations`` attempts at every valid new task, at replayed tasks from
      ``D_train`` and at base tasks (filling ``tasks_per_epoch``); each attempt is scored with
      ``R_agent``. These attempts are the GRPO groups: nothing is rolled out twice;
@@ -14,8 +15,12 @@
      optimizer state and step counter carry over); skipped for ``curriculum=random``;
   6. the rollout engines follow the new weights (``sync``).
 
-Deliberately left out: splitting rollouts across data-parallel ranks (every rank rolls out the
-whole epoch), and conditioning the simulator on the agent's per-family results.
+Under data parallelism each rank writes from its share of the seeds and attempts its share of
+the tasks; the results are gathered so that every rank holds the same pools and groups, rank 0
+writes the pools, and each rank trains on its slice of every optimizer step.
+
+Deliberately left out: conditioning the simulator on the agent's per-family results, and
+restoring the pools and RNG states on resume (the exact-resume issue).
 """
 
 from __future__ import annotations
@@ -105,7 +110,7 @@ class CoEvolutionCallback(L.Callback):
         metrics.update(stats)
         metrics["curriculum/unattempted_tasks"] = float(len(unattempted))  # valid, beyond tasks_per_epoch
         metrics.update({f"pools/{k}": float(v) for k, v in written.items()})
-        self.log_epoch(trainer, metrics, seeds, generated, groups)
+        self.log_epoch(trainer, metrics, generated, groups)
 
     def candidate_tasks(self, seeds: list, epoch: int) -> list[dict]:
         """Step 2, by ``curriculum.task_source``: the simulator writes tasks, or a fixed set is
@@ -245,7 +250,7 @@ class CoEvolutionCallback(L.Callback):
         self._log(trainer, metrics)
 
     # ------------------------------------------------------------------ logging and state
-    def log_epoch(self, trainer, metrics, seeds, generated, groups) -> None:
+    def log_epoch(self, trainer, metrics, generated, groups) -> None:
         written = [r for r in generated if r["source"] == "simulator"]
         if written:
             metrics["sim/valid_rate"] = sum(r["task"] is not None for r in written) / len(written)

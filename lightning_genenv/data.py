@@ -9,11 +9,12 @@
 Both pools are rewritten as JSONL in ``<run_dir>/pools/`` by atomic write (temp file, fsync,
 rename) after every epoch's rollouts. The agent's batches are this epoch's rollout groups, which
 :class:`callbacks.coevolution.CoEvolutionCallback` sets with :meth:`set_epoch_groups`; the
-dataset has a fixed length (``tasks_per_epoch x num_iterations`` groups), so Lightning's
-batch count never goes stale while the contents change each epoch.
+dataset has a fixed length (``tasks_per_epoch / world_size x num_iterations`` groups per rank),
+so Lightning's batch count never goes stale while the contents change each epoch. The static
+task set (GenEnv-Static, offline teacher) lives here too.
 
-Deliberately left out: an append-only pool log with a manifest and torn-write repair (issue 6),
-and sharding the pools across data-parallel ranks.
+Deliberately left out: an append-only pool log with a manifest and torn-write repair (the
+reliability issue), and sharding the pools themselves (every rank holds both whole pools).
 """
 
 from __future__ import annotations
