@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from lightning_genenv.tasks import iter_jsonl
+
 Message = dict[str, str]
 
 
@@ -90,23 +92,9 @@ def read_json(path: Path) -> Any:
 def read_jsonl(path: Path, skipped: Counter) -> list[dict]:
     """The objects of a JSON Lines file; bad lines are counted in ``skipped`` by reason."""
     try:
-        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
-    except OSError as e:
-        raise BenchmarkDataError(f"cannot read {path}: {e.strerror or e}") from None
-    records = []
-    for line in lines:
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except (ValueError, RecursionError):
-            skipped["not_json"] += 1
-            continue
-        if not isinstance(obj, dict):
-            skipped["not_an_object"] += 1
-            continue
-        records.append(obj)
-    return records
+        return list(iter_jsonl(path, skipped))
+    except FileNotFoundError as e:  # iter_jsonl's one-line "cannot read data file ..."
+        raise BenchmarkDataError(str(e)) from None
 
 
 # ----------------------------------------------------------------------------- metrics
