@@ -91,14 +91,14 @@ class Docs:
         return [d for c in classes for d in self.by_class.get(c, [])]
 
 
-_DOCS: dict[Path, Docs] = {}
-
-
 def docs(root: Path) -> Docs:
-    root = root.resolve()
-    if root not in _DOCS:
-        _DOCS[root] = Docs(root)
-    return _DOCS[root]
+    """One Docs per data directory, built on first use."""
+    return _docs_at(root.resolve())
+
+
+@functools.lru_cache(maxsize=None)
+def _docs_at(root: Path) -> Docs:
+    return Docs(root)
 
 
 def _signature(doc: dict) -> str:

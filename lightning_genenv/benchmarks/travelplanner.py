@@ -32,6 +32,8 @@ information exists only for the train split here).
 
 from __future__ import annotations
 
+import functools
+
 import csv
 import re
 from collections import Counter
@@ -91,14 +93,14 @@ class Database:
                     yield (_norm(row[name]), _norm(row[city])), extra
 
 
-_DATABASES: dict[Path, Database] = {}
-
-
 def database(root: Path) -> Database:
-    root = root.resolve()
-    if root not in _DATABASES:
-        _DATABASES[root] = Database(root)
-    return _DATABASES[root]
+    """One Database per data directory, built on first use."""
+    return _database_at(root.resolve())
+
+
+@functools.lru_cache(maxsize=None)
+def _database_at(root: Path) -> Database:
+    return Database(root)
 
 
 def load(root: Path, skipped: Counter) -> list[BenchItem]:
