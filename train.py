@@ -19,6 +19,7 @@ import torch
 from lightning.pytorch.callbacks import ModelCheckpoint, TQDMProgressBar
 from lightning.pytorch.loggers import TensorBoardLogger
 from lightning.pytorch.strategies import ModelParallelStrategy
+from lightning.pytorch.utilities import rank_zero_only
 
 from callbacks import benchmarks as benchmark_validation
 from callbacks.coevolution import CoEvolutionCallback
@@ -28,6 +29,8 @@ from lightning_genenv.data import GenEnvDataModule
 from lightning_genenv.distributed import fingerprint, records_fingerprint
 from lightning_genenv.models import ModelUnavailable, export_hf, load_from_config
 from lightning_genenv.policy import NonFiniteError
+from lightning_genenv.pools import PoolError
+from lightning_genenv.resume import checkpoint_to_resume, drop_events_after
 from lightning_genenv.simulator import SimulatorModule
 from lightning_genenv.static_augment import augment
 from lightning_genenv.tasks import DataError
@@ -76,6 +79,9 @@ def run(cfg) -> Path:
         raise ConfigError("strategy.cpu_offload=true offloads from GPUs to the CPU; it needs a GPU "
                           "(torch: 'Cannot access accelerator device when none is available')")
     run_dir = Path(cfg.run_dir or Path("runs") / datetime.now().strftime("%Y%m%d-%H%M%S"))
+    ckpt_path = checkpoint_to_resume(run_dir, bool(cfg.resume), rank_zero_only.rank == 0)
+    if ckpt_path is not None and rank_zero_only.rank == 0:  # curves go on from the checkpoint, no overlap
+        drop_events_after(run_dir / "tb", ckpt_path.stat().st_mtime)
     run_dir.mkdir(parents=True, exist_ok=True)
     cfg.run_dir = str(run_dir)
     (run_dir / "config.yaml").write_text(to_yaml(cfg))
@@ -107,7 +113,9 @@ def run(cfg) -> Path:
         sim_logger = TensorBoardLogger(run_dir, name="tb", version="simulator", default_hp_metric=False)
         sim_trainer = make_trainer(cfg, sim_logger, max_epochs=0, enable_checkpointing=False)
     coevolution = CoEvolutionCallback(cfg, dm, simulator, sim_trainer)
-    checkpoint = ModelCheckpoint(dirpath=run_dir / "checkpoints", save_last=True, save_top_k=0)
+    # at the end of each epoch, after the simulator's update (checkpoint callbacks run last)
+    checkpoint = ModelCheckpoint(dirpath=run_dir / "checkpoints", save_last=True, save_top_k=0,
+                                 save_on_train_epoch_end=True)
     logger = TensorBoardLogger(run_dir, name="tb", version="agent", default_hp_metric=False)
     callbacks = [coevolution, checkpoint, *benchmark_validation.from_config(cfg)]
     trainer = make_trainer(
@@ -116,7 +124,7 @@ def run(cfg) -> Path:
         use_distributed_sampler=False,  # the callback shards rollouts and batches itself
         num_sanity_val_steps=cfg.trainer.num_sanity_val_steps, default_root_dir=run_dir,
     )
-    trainer.fit(agent, datamodule=dm)
+    trainer.fit(agent, datamodule=dm, ckpt_path=ckpt_path)
     if trainer.world_size > 1:  # every rank must hold the same players and pools; record it
         write_rank_report(run_dir, trainer.global_rank, agent, simulator, dm)
 
@@ -129,7 +137,8 @@ def run(cfg) -> Path:
         summary = {k: float(v) for k, v in trainer.callback_metrics.items()}
         summary.update(wall_time_s=round(time.perf_counter() - start, 1), epochs=trainer.current_epoch,
                        agent_steps=trainer.global_step, simulator_epochs=coevolution.sim_epochs,
-                       invalid_generations=dict(coevolution.invalid), skipped_records=dict(dm.skipped))
+                       invalid_generations=dict(coevolution.invalid), skipped_records=dict(dm.skipped),
+                       pool_repairs=[r["action"] for r in dm.repairs])
         (run_dir / "summary.json").write_text(json.dumps(summary, indent=2))
         print(f"run directory: {run_dir}  ({summary['wall_time_s']} s)")
     return run_dir
@@ -139,7 +148,7 @@ def main(argv: list[str] | None = None) -> Path:
     try:
         cfg = compose(sys.argv[1:] if argv is None else argv)
         return run(cfg)
-    except (ConfigError, FileNotFoundError, DataError, ModelUnavailable, NonFiniteError) as e:
+    except (ConfigError, FileNotFoundError, DataError, ModelUnavailable, NonFiniteError, PoolError) as e:
         sys.exit(f"error: {e}")
 
 

@@ -19,18 +19,29 @@ Under data parallelism each rank writes from its share of the seeds and attempts
 the tasks; the results are gathered so that every rank holds the same pools and groups, rank 0
 writes the pools, and each rank trains on its slice of every optimizer step.
 
-Deliberately left out: conditioning the simulator on the agent's per-family results, and
-restoring the pools and RNG states on resume (the exact-resume issue).
+Resuming (``python train.py resume=<run_dir>``) is exact: every epoch reseeds all random number
+generators from ``(seed, epoch)`` before its rollouts, the pools travel in the agent's checkpoint
+(the data module's state), and the simulator's trainer writes ``checkpoints/simulator-<k>.ckpt``
+after its ``k``-th update (weights, optimizer, loop counters, logger step); the agent's checkpoint
+names ``k``, and the simulator is loaded from it before the first rollout and its trainer resumes
+from it at the first update.
+
+Deliberately left out: conditioning the simulator on the agent's per-family results, and resuming
+from inside an epoch (a killed epoch is replayed from its start, identically).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import random
 import time
 from collections import Counter
+from pathlib import Path
 
 import lightning as L
+import numpy as np
 import torch
+from lightning.fabric.utilities.seed import seed_everything
 
 from lightning_genenv.config import ConfigError
 from lightning_genenv.data import Group, collate_groups
@@ -53,6 +64,8 @@ class CoEvolutionCallback(L.Callback):
         self.times: dict[str, float] = {}
         self.num_generated_used = 0  # generated tasks that joined D_train (data efficiency axis)
         self._p_hats: list[float] = []
+        self.ckpt_dir = Path(cfg.run_dir) / "checkpoints" if cfg.run_dir else None
+        self._sim_resume: Path | None = None  # the simulator checkpoint to resume from, once
 
     # ------------------------------------------------------------------ setup
     def setup(self, trainer: L.Trainer, agent, stage: str) -> None:
@@ -78,6 +91,8 @@ class CoEvolutionCallback(L.Callback):
     def on_train_epoch_start(self, trainer: L.Trainer, agent) -> None:
         cfg, dm, epoch = self.cfg, self.dm, trainer.current_epoch
         self.times = {}
+        seed_everything(cfg.seed * 1_000_003 + epoch, verbose=False)  # a resumed epoch samples alike
+        dm.reseed(epoch)
         t0 = time.perf_counter()
         seeds = dm.sample_seeds(cfg.data.seeds_per_epoch)
         generated = self.candidate_tasks(seeds, epoch)
@@ -98,7 +113,7 @@ class CoEvolutionCallback(L.Callback):
         dm.set_epoch_groups(groups)
         self.prepare_groups(agent, groups)
         dm.add_env_records([self.env_record(r) for r in generated])
-        written = dm.save_pools() if trainer.is_global_zero else {}
+        written = dm.save_pools(epoch) if trainer.is_global_zero else {}
 
         kinds = {"generated": groups[:len(valid)], "replay": groups[len(valid):len(valid) + len(replay)],
                  "base": groups[len(valid) + len(replay):]}
@@ -234,8 +249,10 @@ class CoEvolutionCallback(L.Callback):
         if self.cfg.curriculum.train_simulator and self.dm.sim_records and self.sim_trainer is not None:
             self.sim_trainer.fit_loop.max_epochs = self.sim_epochs + 1
             loader = self.dm.simulator_dataloader(self.cfg.simulator.batch_size, self.sim.tokenizer.pad_token_id)
-            self.sim_trainer.fit(self.sim, train_dataloaders=loader)
+            self.sim_trainer.fit(self.sim, train_dataloaders=loader, ckpt_path=self._sim_resume)
+            self._sim_resume = None
             self.sim_epochs += 1
+            self.save_simulator()
             metrics["sim/steps"] = float(self.sim.steps_this_epoch)
             metrics["sim/kl_to_initial"] = self.sim.last_kl
             metrics["sim/kl_cap_hit_epoch"] = float(self.sim.kl_exceeded)
@@ -286,30 +303,43 @@ class CoEvolutionCallback(L.Callback):
 
     def state_dict(self) -> dict:
         return {"sim_epochs": self.sim_epochs, "invalid": dict(self.invalid),
-                "num_generated_used": self.num_generated_used}
+                "num_generated_used": self.num_generated_used,
+                "rng": {"python": random.getstate(), "numpy": np.random.get_state(),
+                        "torch": torch.get_rng_state()}}
 
     def load_state_dict(self, state: dict) -> None:
         self.sim_epochs = state["sim_epochs"]
         self.invalid = Counter(state["invalid"])
         self.num_generated_used = state["num_generated_used"]
+        random.setstate(state["rng"]["python"])
+        np.random.set_state(state["rng"]["numpy"])
+        torch.set_rng_state(state["rng"]["torch"])
+        if self.sim is not None and self.sim_epochs:
+            self._sim_resume = self.simulator_ckpt(self.sim_epochs)
+            if not self._sim_resume.is_file():
+                raise FileNotFoundError(f"{self._sim_resume}: the agent's checkpoint needs the simulator "
+                                        f"after {self.sim_epochs} updates, and its checkpoint is missing")
+
+    def simulator_ckpt(self, k: int) -> Path:
+        return self.ckpt_dir / f"simulator-{k}.ckpt"
+
+    def save_simulator(self) -> None:
+        """The simulator's trainer checkpoint after its ``sim_epochs``-th update; the previous one is
+        kept until the agent's next checkpoint names this one."""
+        if self.ckpt_dir is None:
+            return
+        self.sim_trainer.save_checkpoint(self.simulator_ckpt(self.sim_epochs))
+        if self.sim_trainer.is_global_zero and self.sim_epochs > 2:
+            self.simulator_ckpt(self.sim_epochs - 2).unlink(missing_ok=True)
 
     def on_fit_start(self, trainer, agent) -> None:
-        if self.sim is not None and not getattr(self.sim, "_sharded", False):
-            self.sim.to(trainer.strategy.root_device)  # its own trainer moves it only at its first update
-
-    def on_save_checkpoint(self, trainer, agent, checkpoint: dict) -> None:
-        """The simulator (weights, frozen initial copy, optimizer) as full tensors, on every rank."""
         if self.sim is None:
             return
-        from torch.distributed.checkpoint.state_dict import (StateDictOptions, get_model_state_dict,
-                                                             get_optimizer_state_dict)
-
-        options = StateDictOptions(full_state_dict=True, cpu_offload=True)
-        optimizer = self.sim._optimizer
-        checkpoint["simulator"] = {
-            "state_dict": get_model_state_dict(self.sim, options=options),
-            "optimizer": get_optimizer_state_dict(self.sim, optimizer, options=options) if optimizer else None,
-        }
+        if self._sim_resume is not None:  # the resumed simulator writes this epoch's tasks
+            state = torch.load(self._sim_resume, map_location="cpu", weights_only=False)["state_dict"]
+            self.sim.load_state_dict(state)
+        if not getattr(self.sim, "_sharded", False):
+            self.sim.to(trainer.strategy.root_device)  # its own trainer moves it only at its first update
 
 
 def _record_from_json(d: dict) -> dict:

@@ -159,6 +159,7 @@ class LoggerConfig:
 class Config:
     seed: int = 0
     run_dir: Optional[str] = None  # None: runs/<timestamp>
+    resume: Optional[str] = None  # a run directory to continue from its checkpoints/last.ckpt
     model: ModelConfig = field(default_factory=ModelConfig)
     agent: AgentConfig = field(default_factory=AgentConfig)
     simulator: SimulatorConfig = field(default_factory=SimulatorConfig)
@@ -274,6 +275,9 @@ def compose(argv: list[str] | None = None, conf_dir: Path | str = CONF_DIR) -> D
     cli_groups = {k: v for k, v in overrides if k in available}
     cli_keys = [(k, v) for k, v in overrides if k not in available]
 
+    resume = dict(overrides).get("resume")
+    if resume:
+        return _compose_resume(Path(str(resume)), cli_groups, cli_keys)
     root = _load_yaml(conf_dir / "config.yaml")
     choices = dict(root.pop("defaults", {}) or {})
     experiment = None
@@ -294,6 +298,24 @@ def compose(argv: list[str] | None = None, conf_dir: Path | str = CONF_DIR) -> D
     for key, value in cli_keys:
         _set(cfg, key, value, "the command line")
     OmegaConf.set_readonly(cfg, False)
+    validate(cfg)
+    return cfg
+
+
+def _compose_resume(run_dir: Path, cli_groups: dict, cli_keys: list) -> DictConfig:
+    """The resolved config a run saved, with key overrides (e.g. ``trainer.max_epochs`` to extend it)."""
+    saved = run_dir / "config.yaml"
+    if not saved.is_file():
+        raise ConfigError(f"resume={run_dir}: no config.yaml there; pass the directory of a run")
+    if cli_groups:
+        raise ConfigError(f"resume={run_dir}: group choices ({', '.join(cli_groups)}) are fixed by the run; "
+                          f"override single keys instead")
+    cfg = OmegaConf.structured(Config)
+    _merge(cfg, _load_yaml(saved), str(saved))
+    for key, value in cli_keys:
+        _set(cfg, key, value, "the command line")
+    OmegaConf.set_readonly(cfg, False)
+    cfg.run_dir, cfg.resume = str(run_dir), str(run_dir)
     validate(cfg)
     return cfg
 

@@ -6,15 +6,15 @@
   ``p̂`` and ``R_env``. The records of the current epoch that passed the filter are the simulator's
   weighted SFT set.
 
-Both pools are rewritten as JSONL in ``<run_dir>/pools/`` by atomic write (temp file, fsync,
-rename) after every epoch's rollouts. The agent's batches are this epoch's rollout groups, which
+Both pools are appended to a crash-safe log in ``<run_dir>/pools/`` (:mod:`lightning_genenv.pools`)
+after every epoch's rollouts, and travel whole in the checkpoint (``state_dict``), so a resumed run
+restores them exactly and repairs the log to the checkpoint's epochs. The agent's batches are this epoch's rollout groups, which
 :class:`callbacks.coevolution.CoEvolutionCallback` sets with :meth:`set_epoch_groups`; the
 dataset has a fixed length (``tasks_per_epoch / world_size x num_iterations`` groups per rank),
 so Lightning's batch count never goes stale while the contents change each epoch. The static
 task set (GenEnv-Static, offline teacher) lives here too.
 
-Deliberately left out: an append-only pool log with a manifest and torn-write repair (the
-reliability issue), and sharding the pools themselves (every rank holds both whole pools).
+Deliberately left out: sharding the pools themselves (every rank holds both whole pools).
 """
 
 from __future__ import annotations
@@ -29,7 +29,8 @@ from lightning.pytorch.utilities import rank_zero_warn
 import torch
 from torch.utils.data import DataLoader, Dataset
 
-from lightning_genenv.tasks import DataError, Task, iter_jsonl, read_tasks, write_jsonl_atomic
+from lightning_genenv.pools import POOLS, PoolLog
+from lightning_genenv.tasks import DataError, Task, iter_jsonl, read_tasks
 
 
 @dataclass
@@ -127,7 +128,9 @@ class GenEnvDataModule(L.LightningDataModule):
         self.num_iterations = agent_cfg.num_iterations
         self.mask_truncated = agent_cfg.mask_truncated_completions
         self.pad_id = pad_id
-        self.pool_dir = Path(run_dir) / "pools" if run_dir else None
+        self.pool_log = PoolLog(Path(run_dir) / "pools") if run_dir else None
+        self.committed = {p: 0 for p in POOLS}  # records of each pool already in the log
+        self.repairs: list[dict] = []  # what resuming did to the pool log
         self.rng = random.Random(data_cfg.seed)
         self.skipped: Counter = Counter()  # invalid records in user data files, by reason
         self.base: list[Task] = []
@@ -192,13 +195,31 @@ class GenEnvDataModule(L.LightningDataModule):
     def add_env_records(self, records: list[dict]) -> None:
         self.d_env.extend(records)
 
-    def save_pools(self) -> dict:
-        if self.pool_dir is None:
+    def reseed(self, epoch: int) -> None:
+        """Seed and replay sampling from ``(data.seed, epoch)`` alone, so a resumed epoch draws alike."""
+        self.rng = random.Random(self.cfg.seed * 1_000_003 + epoch)
+
+    def save_pools(self, epoch: int) -> dict:
+        """Append this epoch's new records to the pool log and commit them (rank 0 only)."""
+        if self.pool_log is None:
             return {}
-        return {
-            "d_train": write_jsonl_atomic(self.pool_dir / "d_train.jsonl", self.d_train),
-            "d_env": write_jsonl_atomic(self.pool_dir / "d_env.jsonl", self.d_env),
-        }
+        new = {p: getattr(self, p)[self.committed[p]:] for p in POOLS}
+        sizes = self.pool_log.append(epoch, new)
+        self.committed = dict(sizes)
+        return sizes
+
+    def state_dict(self) -> dict:
+        return {"d_train": self.d_train, "d_env": self.d_env, "committed": dict(self.committed),
+                "segments": len(self.pool_log.segments) if self.pool_log else 0}
+
+    def load_state_dict(self, state: dict) -> None:
+        """Restore both pools from a checkpoint; on rank 0, repair the log to the checkpoint's epochs."""
+        self.d_train, self.d_env = state["d_train"], state["d_env"]
+        self.committed = dict(state["committed"])
+        if self.pool_log is not None and self.rank == 0:
+            self.repairs = self.pool_log.recover(state["segments"], {p: getattr(self, p) for p in POOLS})
+            for r in self.repairs:
+                rank_zero_warn(f"pool log {r['pool']}: {r['action']}")
 
     @staticmethod
     def load_pool(path: str | Path) -> list[dict]:

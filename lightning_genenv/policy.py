@@ -103,6 +103,13 @@ class PolicyModule(L.LightningModule):
                                  f"or gradient (trainer.max_nonfinite_steps={self.max_nonfinite_steps}); "
                                  "stopped, the last checkpoint is unchanged")
 
+    def on_save_checkpoint(self, checkpoint: dict) -> None:
+        checkpoint["nonfinite"] = {"steps": self.nonfinite_steps, "streak": self.nonfinite_streak}
+
+    def on_load_checkpoint(self, checkpoint: dict) -> None:
+        counts = checkpoint.get("nonfinite", {})
+        self.nonfinite_steps, self.nonfinite_streak = counts.get("steps", 0), counts.get("streak", 0)
+
     def trainable_parameters(self) -> list[torch.nn.Parameter]:
         return [p for p in self.model.parameters() if p.requires_grad]
 

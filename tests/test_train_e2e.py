@@ -23,7 +23,8 @@ TINY_ARGS = ["data.families=[weather,qa_arith]", "data.num_val=4", "data.seeds_p
              "data.tasks_per_epoch=8", "data.replay_per_epoch=2", "simulator.num_variations=2", "agent.num_generations=4",
              "agent.max_completion_length=40", "agent.learning_rate=1e-3", "simulator.learning_rate=1e-3",
              "simulator.max_completion_length=48", "simulator.kl_max=10.0", "trainer.max_epochs=2",
-             "trainer.enable_progress_bar=false", "model.lora.enabled=false"]
+             "trainer.enable_progress_bar=false", "model.lora.enabled=false",
+             "curriculum.k_min=0.0"]  # every valid generated task trains the simulator
 
 
 @pytest.fixture(scope="module")
@@ -61,7 +62,8 @@ def test_pools_written_and_consistent(run_dir):
     trained = [r for r in d_env if r["trained_on"]]
     generated = [r for r in d_train if r["source"] == "generated"]
     assert len(generated) == len(trained) > 0
-    assert all(r["p_hat"] >= 0.1 for r in generated)
+    k_min = yaml.safe_load((run_dir / "config.yaml").read_text())["curriculum"]["k_min"]
+    assert all(r["p_hat"] >= k_min for r in generated)
     assert all(r["attempted"] == (r["p_hat"] is not None) for r in d_env)
 
 
@@ -86,7 +88,10 @@ def test_run_directory_reloads(run_dir):
     cfg = OmegaConf.merge(OmegaConf.structured(Config), OmegaConf.create((run_dir / "config.yaml").read_text()))
     assert cfg.run_dir == str(run_dir) and cfg.trainer.max_epochs == 2
     ckpt = torch.load(run_dir / "checkpoints" / "last.ckpt", map_location="cpu", weights_only=False)
-    assert ckpt["epoch"] == 2 and "simulator" in ckpt and ckpt["simulator"]["optimizer"] is not None
+    assert ckpt["epoch"] == 2 and len(ckpt["GenEnvDataModule"]["d_env"]) == 2 * 4 * 2
+    sim_epochs = ckpt["callbacks"]["CoEvolutionCallback"]["sim_epochs"]
+    sim = torch.load(run_dir / "checkpoints" / f"simulator-{sim_epochs}.ckpt", map_location="cpu", weights_only=False)
+    assert sim["optimizer_states"] and sim["global_step"] > 0
     for player in ("agent", "simulator"):
         model = AutoModelForCausalLM.from_pretrained(run_dir / "final" / player)
         assert model.num_parameters() > 0

@@ -1,0 +1,210 @@
+"""Crash-safe pool log: append-only JSONL files plus a manifest of committed epochs.
+
+``<run_dir>/pools/`` holds ``d_train.jsonl`` and ``d_env.jsonl`` (one JSON record per line) and
+``manifest.json``. Once per epoch the new records of both pools are appended and fsynced, and only
+then the manifest is replaced atomically (temp file, fsync, rename) with one more *segment*: the
+epoch, and for each pool the segment's byte range, record count and SHA-256. An epoch is committed
+when the manifest names it, so a kill at any moment leaves committed segments intact and at most
+an uncommitted tail (a torn line, or a whole epoch that the checkpoint does not cover).
+
+:meth:`PoolLog.recover` checks the files against the manifest, segment by segment, and repairs them
+to the last consistent state: the first ``keep`` segments (the checkpoint's epochs). What is cut
+off is never deleted: it is moved to ``pools/quarantine/`` and reported. When a committed segment
+is damaged (flipped bytes, a truncated file), the pool is rewritten from the checkpoint's copy of
+the records if the caller has one, and otherwise cut back to the last segment that verifies.
+
+``python -m lightning_genenv.pools <run_dir> [--repair]`` verifies (and repairs) a run's pools.
+
+Deliberately left out: sharded pool files (rank 0 writes both whole pools) and compaction.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+POOLS = ("d_train", "d_env")
+
+
+def encode(record: dict) -> bytes:
+    """One pool line. The same bytes for the same record, so a rewrite reproduces the checksums."""
+    return (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+def _fsync_write(path: Path, data: bytes, mode: str = "ab") -> None:
+    with open(path, mode) as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    tmp = path.with_name(f".{path.name}.tmp")
+    _fsync_write(tmp, data, "wb")
+    os.replace(tmp, path)
+
+
+class PoolLog:
+    def __init__(self, pool_dir: str | Path):
+        self.dir = Path(pool_dir)
+        self.manifest_path = self.dir / "manifest.json"
+        self.segments: list[dict] = self._read_manifest()
+
+    def _read_manifest(self) -> list[dict]:
+        if not self.manifest_path.exists():
+            return []
+        try:
+            manifest = json.loads(self.manifest_path.read_text())
+            segments = manifest["segments"]
+            assert isinstance(segments, list) and all(set(POOLS) <= set(s["pools"]) for s in segments)
+            return segments
+        except (ValueError, KeyError, TypeError, AssertionError, UnicodeDecodeError):
+            raise PoolError(f"{self.manifest_path}: unreadable manifest (it is replaced atomically, so this "
+                            f"file was changed outside the trainer); move the pools/ folder away to start over")
+
+    def path(self, pool: str) -> Path:
+        return self.dir / f"{pool}.jsonl"
+
+    def exists(self) -> bool:
+        return bool(self.segments) or any(self.path(p).exists() for p in POOLS)
+
+    def counts(self) -> dict[str, int]:
+        return {p: sum(s["pools"][p]["records"] for s in self.segments) for p in POOLS}
+
+    def append(self, epoch: int, new: dict[str, list[dict]]) -> dict[str, int]:
+        """Append one epoch's new records to each pool and commit them. Returns the pool sizes."""
+        self.dir.mkdir(parents=True, exist_ok=True)
+        segment = {"epoch": epoch, "committed_at": time.time(), "pools": {}}
+        for pool in POOLS:
+            data = b"".join(encode(r) for r in new.get(pool, []))
+            start = self.segments[-1]["pools"][pool]["end"] if self.segments else 0
+            path = self.path(pool)
+            size = path.stat().st_size if path.exists() else 0
+            if size < start:
+                raise PoolError(f"{path} is shorter than its manifest says; run "
+                                f"'python -m lightning_genenv.pools {self.dir.parent} --repair'")
+            if size > start:  # a torn tail left by a kill: set it aside
+                self._quarantine(pool, start, "an uncommitted tail")
+            _fsync_write(path, data)
+            segment["pools"][pool] = {"start": start, "end": start + len(data), "records": len(new.get(pool, [])),
+                                      "sha256": hashlib.sha256(data).hexdigest()}
+        self._commit([*self.segments, segment])
+        return self.counts()
+
+    def _commit(self, segments: list[dict]) -> None:
+        _atomic_write(self.manifest_path, json.dumps({"version": 1, "segments": segments}, indent=1).encode())
+        self.segments = segments
+
+    def _quarantine(self, pool: str, offset: int, why: str) -> dict:
+        """Move the bytes of ``pool`` from ``offset`` on into ``quarantine/`` and cut the file there."""
+        path = self.path(pool)
+        with open(path, "rb") as f:
+            f.seek(offset)
+            tail = f.read()
+        qdir = self.dir / "quarantine"
+        qdir.mkdir(exist_ok=True)
+        target = qdir / f"{pool}.{time.strftime('%Y%m%d-%H%M%S')}.{offset}.jsonl"
+        _fsync_write(target, tail, "wb")
+        with open(path, "r+b") as f:
+            f.truncate(offset)
+            f.flush()
+            os.fsync(f.fileno())
+        lines = tail.count(b"\n") + (not tail.endswith(b"\n") and len(tail) > 0)
+        return {"pool": pool, "action": f"moved {len(tail)} bytes ({lines} lines) of {why} to {target}",
+                "bytes": len(tail)}
+
+    def verify(self, pool: str, segments: list[dict] | None = None) -> int:
+        """How many leading segments of ``pool`` are intact on disk (length and checksum)."""
+        segments = self.segments if segments is None else segments
+        path = self.path(pool)
+        data = path.read_bytes() if path.exists() else b""
+        for i, s in enumerate(segments):
+            info = s["pools"][pool]
+            chunk = data[info["start"]:info["end"]]
+            if len(chunk) != info["end"] - info["start"] or hashlib.sha256(chunk).hexdigest() != info["sha256"]:
+                return i
+        return len(segments)
+
+    def recover(self, keep: int | None = None, records: dict[str, list[dict]] | None = None) -> list[dict]:
+        """Repair the files to the first ``keep`` committed segments (all by default).
+
+        ``records``, when given, are the pools as the checkpoint holds them; a damaged segment is
+        then rebuilt from them. Returns what was done, one entry per repair (empty when all was
+        consistent)."""
+        keep = len(self.segments) if keep is None else keep
+        if keep > len(self.segments):
+            raise PoolError(f"{self.manifest_path} commits {len(self.segments)} epochs but the checkpoint "
+                            f"expects {keep}: the pools folder is older than the checkpoint")
+        segments, actions = self.segments[:keep], []
+        for pool in POOLS:
+            path = self.path(pool)
+            if not path.exists():
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.touch()
+            good = self.verify(pool, segments)
+            if good < keep and records is not None:  # rebuild from the checkpoint's copy
+                data = b"".join(encode(r) for r in records[pool])
+                expected = segments[-1]["pools"][pool]["end"]
+                if len(data) != expected:
+                    raise PoolError(f"{path}: the checkpoint's {len(records[pool])} records do not match "
+                                    f"the manifest ({expected} bytes); cannot repair")
+                actions.append(self._quarantine(pool, 0, f"a damaged file (segment {good} failed its checksum)"))
+                _fsync_write(path, data)
+                actions[-1]["action"] += f"; rebuilt {len(records[pool])} records from the checkpoint"
+                continue
+            if good < keep:  # no other copy: keep what verifies
+                segments = segments[:good]
+                actions.append({"pool": pool, "action": f"segment {good} (epoch {self.segments[good]['epoch']}) "
+                                                        f"failed its checksum; cut back to {good} epochs"})
+            end = segments[-1]["pools"][pool]["end"] if segments else 0
+            if path.stat().st_size > end:
+                actions.append(self._quarantine(pool, end, "records past the last consistent epoch"))
+        if len(segments) < keep or keep < len(self.segments):
+            for pool in POOLS:  # a pool cut back further than the other: cut both to the same epoch
+                end = segments[-1]["pools"][pool]["end"] if segments else 0
+                if self.path(pool).stat().st_size > end:
+                    actions.append(self._quarantine(pool, end, "records past the last consistent epoch"))
+            self._commit(segments)
+        return actions
+
+    def load(self, pool: str) -> list[dict]:
+        """The committed records of ``pool`` (call :meth:`recover` first)."""
+        end = self.segments[-1]["pools"][pool]["end"] if self.segments else 0
+        with open(self.path(pool), "rb") as f:
+            data = f.read(end)
+        return [json.loads(line) for line in data.decode("utf-8").splitlines()]
+
+
+class PoolError(RuntimeError):
+    """A pool log that cannot be made consistent automatically."""
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("run_dir", type=Path)
+    parser.add_argument("--repair", action="store_true", help="cut back to the last consistent epoch")
+    args = parser.parse_args(argv)
+    try:
+        log = PoolLog(args.run_dir / "pools")
+        bad = {p: log.verify(p) for p in POOLS}
+        sizes = {p: log.path(p).stat().st_size if log.path(p).exists() else 0 for p in POOLS}
+        end = {p: log.segments[-1]["pools"][p]["end"] if log.segments else 0 for p in POOLS}
+        ok = all(bad[p] == len(log.segments) and sizes[p] == end[p] for p in POOLS)
+        print(f"{len(log.segments)} committed epochs; {log.counts()} records; "
+              + ("consistent" if ok else f"intact segments {bad}, bytes on disk {sizes} vs committed {end}"))
+        if not ok and args.repair:
+            for a in log.recover():
+                print(f"{a['pool']}: {a['action']}")
+        return 0 if ok or args.repair else 1
+    except PoolError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
