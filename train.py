@@ -16,7 +16,7 @@ from pathlib import Path
 
 import lightning as L
 import torch
-from lightning.pytorch.callbacks import ModelCheckpoint, TQDMProgressBar
+from lightning.pytorch.callbacks import TQDMProgressBar
 from lightning.pytorch.loggers import TensorBoardLogger
 from lightning.pytorch.strategies import ModelParallelStrategy
 from lightning.pytorch.utilities import rank_zero_only
@@ -113,16 +113,14 @@ def run(cfg) -> Path:
         sim_logger = TensorBoardLogger(run_dir, name="tb", version="simulator", default_hp_metric=False)
         sim_trainer = make_trainer(cfg, sim_logger, max_epochs=0, enable_checkpointing=False)
     coevolution = CoEvolutionCallback(cfg, dm, simulator, sim_trainer)
-    # at the end of each epoch, after the simulator's update (checkpoint callbacks run last)
-    checkpoint = ModelCheckpoint(dirpath=run_dir / "checkpoints", save_last=True, save_top_k=0,
-                                 save_on_train_epoch_end=True)
     logger = TensorBoardLogger(run_dir, name="tb", version="agent", default_hp_metric=False)
-    callbacks = [coevolution, checkpoint, *benchmark_validation.from_config(cfg)]
+    callbacks = [coevolution, *benchmark_validation.from_config(cfg)]  # coevolution writes last.ckpt
     trainer = make_trainer(
         cfg, logger, max_epochs=cfg.trainer.max_epochs, callbacks=callbacks,
         accumulate_grad_batches=acc, check_val_every_n_epoch=cfg.trainer.val_every_n_epochs,
         use_distributed_sampler=False,  # the callback shards rollouts and batches itself
         num_sanity_val_steps=cfg.trainer.num_sanity_val_steps, default_root_dir=run_dir,
+        enable_checkpointing=False,
     )
     trainer.fit(agent, datamodule=dm, ckpt_path=ckpt_path)
     if trainer.world_size > 1:  # every rank must hold the same players and pools; record it

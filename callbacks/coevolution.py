@@ -33,6 +33,7 @@ from inside an epoch (a killed epoch is replayed from its start, identically).
 from __future__ import annotations
 
 import dataclasses
+import os
 import random
 import time
 from collections import Counter
@@ -90,7 +91,7 @@ class CoEvolutionCallback(L.Callback):
     # ------------------------------------------------------------------ steps 1-4
     def on_train_epoch_start(self, trainer: L.Trainer, agent) -> None:
         cfg, dm, epoch = self.cfg, self.dm, trainer.current_epoch
-        self.times = {}
+        self.times = {"checkpoint": self._checkpoint_time} if hasattr(self, "_checkpoint_time") else {}
         seed_everything(cfg.seed * 1_000_003 + epoch, verbose=False)  # a resumed epoch samples alike
         dm.reseed(epoch)
         t0 = time.perf_counter()
@@ -125,6 +126,8 @@ class CoEvolutionCallback(L.Callback):
         metrics.update(stats)
         metrics["curriculum/unattempted_tasks"] = float(len(unattempted))  # valid, beyond tasks_per_epoch
         metrics.update({f"pools/{k}": float(v) for k, v in written.items()})
+        if "checkpoint" in self.times:  # the previous epoch's
+            metrics["time/checkpoint"] = self.times.pop("checkpoint")
         self.log_epoch(trainer, metrics, generated, groups)
 
     def candidate_tasks(self, seeds: list, epoch: int) -> list[dict]:
@@ -265,6 +268,20 @@ class CoEvolutionCallback(L.Callback):
         metrics.update({f"time/{k}": v for k, v in self.times.items()})
         metrics.update({f"sim/invalid/{k}": float(v) for k, v in sorted(self.invalid.items())})
         self._log(trainer, metrics)
+        self.save_checkpoint(trainer)
+
+    def save_checkpoint(self, trainer) -> None:
+        """``checkpoints/last.ckpt``, once both players have updated: a temp file, then a rename, so
+        a kill never leaves a torn checkpoint."""
+        if self.ckpt_dir is None:
+            return
+        last, tmp = self.ckpt_dir / "last.ckpt", self.ckpt_dir / ".last.ckpt.tmp"
+        t0 = time.perf_counter()
+        trainer.save_checkpoint(tmp)
+        trainer.strategy.barrier()
+        if trainer.is_global_zero:
+            os.replace(tmp, last)
+        self._checkpoint_time = time.perf_counter() - t0  # logged with the next epoch's metrics
 
     # ------------------------------------------------------------------ logging and state
     def log_epoch(self, trainer, metrics, generated, groups) -> None:
@@ -304,15 +321,15 @@ class CoEvolutionCallback(L.Callback):
     def state_dict(self) -> dict:
         return {"sim_epochs": self.sim_epochs, "invalid": dict(self.invalid),
                 "num_generated_used": self.num_generated_used,
-                "rng": {"python": random.getstate(), "numpy": np.random.get_state(),
-                        "torch": torch.get_rng_state()}}
+                "rng": {"python": random.getstate(), "numpy": _numpy_state(), "torch": torch.get_rng_state()}}
 
     def load_state_dict(self, state: dict) -> None:
         self.sim_epochs = state["sim_epochs"]
         self.invalid = Counter(state["invalid"])
         self.num_generated_used = state["num_generated_used"]
         random.setstate(state["rng"]["python"])
-        np.random.set_state(state["rng"]["numpy"])
+        kind, key, pos, has_gauss, gauss = state["rng"]["numpy"]
+        np.random.set_state((kind, key.numpy().astype(np.uint32), pos, has_gauss, gauss))
         torch.set_rng_state(state["rng"]["torch"])
         if self.sim is not None and self.sim_epochs:
             self._sim_resume = self.simulator_ckpt(self.sim_epochs)
@@ -336,10 +353,16 @@ class CoEvolutionCallback(L.Callback):
         if self.sim is None:
             return
         if self._sim_resume is not None:  # the resumed simulator writes this epoch's tasks
-            state = torch.load(self._sim_resume, map_location="cpu", weights_only=False)["state_dict"]
+            state = torch.load(self._sim_resume, map_location="cpu", weights_only=True)["state_dict"]
             self.sim.load_state_dict(state)
         if not getattr(self.sim, "_sharded", False):
             self.sim.to(trainer.strategy.root_device)  # its own trainer moves it only at its first update
+
+
+def _numpy_state() -> tuple:
+    """numpy's global RNG state in types that ``torch.load(weights_only=True)`` accepts."""
+    kind, key, pos, has_gauss, gauss = np.random.get_state()
+    return kind, torch.from_numpy(key.astype(np.int64)), int(pos), int(has_gauss), float(gauss)
 
 
 def _record_from_json(d: dict) -> dict:

@@ -1,0 +1,68 @@
+"""Run ``train.main`` and SIGKILL the process at a chosen point, as a crash would.
+
+``python tests/kill_driver.py rollouts|simulator <epoch> [train args...]``
+
+* ``rollouts``: in agent epoch ``<epoch>``, after the fifth attempt has been scored (mid-rollout,
+  before the epoch's pools are committed);
+* ``simulator``: in the first simulator update at agent epoch ``<epoch>`` or later, right after its
+  first optimizer step (mid-update, after the epoch's pools were committed).
+
+Nothing in the trainer knows about this: the hooks are patched from outside.
+"""
+
+import os
+import signal
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import callbacks.coevolution as coevolution  # noqa: E402
+import train  # noqa: E402
+from lightning_genenv.simulator import SimulatorModule  # noqa: E402
+
+where, kill_epoch, args = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+state = {"epoch": -1, "scored": 0}
+
+
+def die() -> None:
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+epoch_start = coevolution.CoEvolutionCallback.on_train_epoch_start
+
+
+def on_train_epoch_start(self, trainer, agent):
+    state["epoch"] = trainer.current_epoch
+    return epoch_start(self, trainer, agent)
+
+
+coevolution.CoEvolutionCallback.on_train_epoch_start = on_train_epoch_start
+
+if where == "rollouts":
+    agent_reward = coevolution.agent_reward
+
+    def scored(*a, **k):
+        if state["epoch"] == kill_epoch:
+            state["scored"] += 1
+            if state["scored"] == 5:
+                die()
+        return agent_reward(*a, **k)
+
+    coevolution.agent_reward = scored
+elif where == "simulator":
+    optimizer_step = SimulatorModule.optimizer_step
+
+    def step(self, *a, **k):
+        optimizer_step(self, *a, **k)
+        if state["epoch"] >= kill_epoch:
+            die()
+
+    SimulatorModule.optimizer_step = step
+else:
+    sys.exit(f"unknown kill point {where}")
+
+train.main(args)
+sys.exit(3)  # the kill point was never reached
