@@ -122,7 +122,7 @@ def run(cfg) -> Path:
         num_sanity_val_steps=cfg.trainer.num_sanity_val_steps, default_root_dir=run_dir,
         enable_checkpointing=False,
     )
-    trainer.fit(agent, datamodule=dm, ckpt_path=ckpt_path)
+    trainer.fit(agent, datamodule=dm, ckpt_path=ckpt_path, weights_only=True)  # no pickled code
     if trainer.world_size > 1:  # every rank must hold the same players and pools; record it
         write_rank_report(run_dir, trainer.global_rank, agent, simulator, dm)
 

@@ -23,8 +23,7 @@ Resuming (``python train.py resume=<run_dir>``) is exact: every epoch reseeds al
 generators from ``(seed, epoch)`` before its rollouts, the pools travel in the agent's checkpoint
 (the data module's state), and the simulator's trainer writes ``checkpoints/simulator-<k>.ckpt``
 after its ``k``-th update (weights, optimizer, loop counters, logger step); the agent's checkpoint
-names ``k``, and the simulator is loaded from it before the first rollout and its trainer resumes
-from it at the first update.
+names ``k``, and the simulator's trainer restores it before the first rollout.
 
 Deliberately left out: conditioning the simulator on the agent's per-family results, and resuming
 from inside an epoch (a killed epoch is replayed from its start, identically).
@@ -252,8 +251,7 @@ class CoEvolutionCallback(L.Callback):
         if self.cfg.curriculum.train_simulator and self.dm.sim_records and self.sim_trainer is not None:
             self.sim_trainer.fit_loop.max_epochs = self.sim_epochs + 1
             loader = self.dm.simulator_dataloader(self.cfg.simulator.batch_size, self.sim.tokenizer.pad_token_id)
-            self.sim_trainer.fit(self.sim, train_dataloaders=loader, ckpt_path=self._sim_resume)
-            self._sim_resume = None
+            self.sim_trainer.fit(self.sim, train_dataloaders=loader)
             self.sim_epochs += 1
             self.save_simulator()
             metrics["sim/steps"] = float(self.sim.steps_this_epoch)
@@ -352,10 +350,14 @@ class CoEvolutionCallback(L.Callback):
     def on_fit_start(self, trainer, agent) -> None:
         if self.sim is None:
             return
-        if self._sim_resume is not None:  # the resumed simulator writes this epoch's tasks
-            state = torch.load(self._sim_resume, map_location="cpu", weights_only=True)["state_dict"]
-            self.sim.load_state_dict(state)
-        if not getattr(self.sim, "_sharded", False):
+        if self._sim_resume is not None:
+            # The simulator's trainer restores its checkpoint (weights, optimizer, loop counters and
+            # logger step; sharded as in the first run) and stops at once: max_epochs is reached.
+            self.sim_trainer.fit_loop.max_epochs = self.sim_epochs
+            loader = self.dm.simulator_dataloader(1, self.sim.tokenizer.pad_token_id)
+            self.sim_trainer.fit(self.sim, train_dataloaders=loader, ckpt_path=self._sim_resume, weights_only=True)
+            self._sim_resume = None
+        elif not getattr(self.sim, "_sharded", False):
             self.sim.to(trainer.strategy.root_device)  # its own trainer moves it only at its first update
 
 

@@ -25,14 +25,25 @@ def test_shard_and_gather_are_inverse_in_one_process():
     assert shard(items) == items and gather(items) == items
 
 
+def _train(*args) -> None:
+    proc = subprocess.run([sys.executable, "train.py", *args], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+
+
+def _reports(out: Path) -> list[dict]:
+    return [json.loads((out / "ranks" / f"rank{r}.json").read_text()) for r in (0, 1)]
+
+
+UNINTERRUPTED: dict[str, Path] = {}
+
+
 @pytest.mark.parametrize("strategy", ["ddp", "fsdp"])
 def test_two_process_run_keeps_ranks_identical(strategy, tiny_sft_dir, tmp_path):
     out = tmp_path / "run"
-    cmd = [sys.executable, "train.py", f"strategy={strategy}", f"model.agent={tiny_sft_dir}",
-           f"model.simulator={tiny_sft_dir}", f"run_dir={out}", *ARGS]
-    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    reports = [json.loads((out / "ranks" / f"rank{r}.json").read_text()) for r in (0, 1)]
+    _train(f"strategy={strategy}", f"model.agent={tiny_sft_dir}", f"model.simulator={tiny_sft_dir}",
+           f"run_dir={out}", *ARGS)
+    UNINTERRUPTED[strategy] = out
+    reports = _reports(out)
     assert reports[0] == reports[1], "ranks diverged"
     start = fingerprint(load_causal_lm(tiny_sft_dir)[0])
     assert reports[0]["agent"] != start and reports[0]["simulator"] != start, "a player did not train"
@@ -42,3 +53,21 @@ def test_two_process_run_keeps_ranks_identical(strategy, tiny_sft_dir, tmp_path)
     assert len(d_env) == 2 * 4 * 2  # every generation of both ranks, written once
     exported = AutoModelForCausalLM.from_pretrained(out / "final" / "agent")
     assert fingerprint(exported) == reports[0]["agent"]  # the export holds the full trained weights
+
+
+@pytest.mark.parametrize("strategy", ["ddp", "fsdp"])
+def test_two_process_resume_equals_uninterrupted_run(strategy, tiny_sft_dir, tmp_path):
+    """One epoch, stop, ``resume=`` for the second: the same weights and pools, bit for bit, as the
+    uninterrupted two-epoch run above (sharded checkpoints are gathered to one file and re-sharded)."""
+    if strategy not in UNINTERRUPTED:
+        pytest.skip("needs the uninterrupted run of test_two_process_run_keeps_ranks_identical")
+    out = tmp_path / "run"
+    _train(f"strategy={strategy}", f"model.agent={tiny_sft_dir}", f"model.simulator={tiny_sft_dir}",
+           f"run_dir={out}", *ARGS, "trainer.max_epochs=1")
+    _train(f"resume={out}", "trainer.max_epochs=2")
+    reports, reference = _reports(out), _reports(UNINTERRUPTED[strategy])[0]
+    assert reports[0] == reports[1], "ranks diverged after resuming"
+    # Known gap (RELIABILITY.md): under FSDP2 a few of rank 1's simulator samples in the first epoch
+    # after resuming differ from the uninterrupted run's, so only the agent side is bit-exact there.
+    exact = ("agent", "d_train", "simulator", "d_env") if strategy == "ddp" else ("agent", "d_train")
+    assert {k: reports[0][k] for k in exact} == {k: reference[k] for k in exact}
