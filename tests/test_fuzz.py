@@ -127,3 +127,33 @@ def test_deep_nesting_huge_numbers_and_injection_reasons():
                     {"name": "get_weather", "arguments": {"city": "{{ config.items() }}"}})
     task, reason = parse_simulator_output(injected, TOOL_SEED, "g-1", 1)
     assert reason is None and task.answer["arguments"]["city"] == "{{ config.items() }}"  # kept as text
+
+
+def test_no_code_execution_primitives_in_the_trainer():
+    """Generated content is data: the package never calls eval/exec/compile, never unpickles, never
+    renders templates, and loads checkpoints with ``weights_only=True``."""
+    import ast
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    files = [*root.glob("lightning_genenv/**/*.py"), *root.glob("callbacks/*.py"), root / "train.py",
+             root / "evaluate.py"]
+    banned = {"eval", "exec", "compile", "__import__", "loads", "load", "render", "from_string"}
+    modules = {"pickle", "marshal", "dill", "cloudpickle", "jinja2", "shelve"}
+    found = []
+    for path in files:
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                names = [a.name for a in node.names] + ([node.module] if getattr(node, "module", None) else [])
+                found += [f"{path.name}: import {n}" for n in names if n.split(".")[0] in modules]
+            if not isinstance(node, ast.Call):
+                continue
+            f = node.func
+            if isinstance(f, ast.Name) and f.id in banned - {"loads", "load", "render", "from_string"}:
+                found.append(f"{path.name}:{node.lineno}: {f.id}()")
+            if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "torch" \
+                    and f.attr == "load":
+                weights_only = [k for k in node.keywords if k.arg == "weights_only"]
+                if not weights_only or getattr(weights_only[0].value, "value", None) is not True:
+                    found.append(f"{path.name}:{node.lineno}: torch.load without weights_only=True")
+    assert not found, found
