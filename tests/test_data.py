@@ -55,16 +55,25 @@ def test_epoch_order_repeats_each_optimizer_step_num_iterations_times(mu, acc):
     assert len(dm.train_dataloader()) == 8 * mu // 2
 
 
-def test_datamodule_pools_persist_atomically(tmp_path):
+def test_datamodule_pools_append_and_restore_from_state(tmp_path):
     cfg = compose(["model=tiny", "data.families=[weather]"])
     dm = GenEnvDataModule(cfg.data, cfg.agent, pad_id=0, run_dir=tmp_path)
     dm.setup()
     assert {t.family for t in dm.base} == {"weather"} and len(dm.val) <= cfg.data.num_val
     dm.add_env_records([{"epoch": 0, "task": None, "reason": "not_json"}])
-    counts = dm.save_pools()
+    counts = dm.save_pools(0)
     assert counts == {"d_train": len(dm.base), "d_env": 1}
-    assert GenEnvDataModule.load_pool(tmp_path / "pools" / "d_env.jsonl")[0]["reason"] == "not_json"
+    dm.add_env_records([{"epoch": 1, "task": None, "reason": "too_long"}])
+    assert dm.save_pools(1) == {"d_train": len(dm.base), "d_env": 2}  # only the new record is appended
+    env = GenEnvDataModule.load_pool(tmp_path / "pools" / "d_env.jsonl")
+    assert [r["reason"] for r in env] == ["not_json", "too_long"]
     assert not list((tmp_path / "pools").glob(".*.tmp"))
+    state = dm.state_dict()  # a checkpoint taken after epoch 0 restores and cuts the log back to it
+    state.update(d_env=env[:1], committed={"d_train": len(dm.base), "d_env": 1}, segments=1)
+    fresh = GenEnvDataModule(cfg.data, cfg.agent, pad_id=0, run_dir=tmp_path)
+    fresh.load_state_dict(state)
+    assert fresh.d_env == env[:1] and [r["pool"] for r in fresh.repairs] == ["d_env"]
+    assert GenEnvDataModule.load_pool(tmp_path / "pools" / "d_env.jsonl") == env[:1]
 
 
 def test_set_epoch_groups_rejects_wrong_count():
