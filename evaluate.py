@@ -1,7 +1,9 @@
 """Benchmark evaluation: ``python evaluate.py benchmark=<name> model=<path|embedded|tiny|hf id> [key=value ...]``.
 
 Keys (all in :class:`lightning_genenv.benchmarks.eval_config.EvalConfig`): ``rollout=hf``,
-``limit=N`` (N items spread evenly over the benchmark), ``out=<dir>``, ``data_root=<path>``
+``limit=N`` (N items spread evenly over the benchmark), ``split=all|heldout`` (heldout: only
+the part of a derived split that ``data=<benchmark>`` never trains on; the default for a train
+run that trained on this benchmark), ``out=<dir>``, ``data_root=<path>``
 (default ``../shared/benchmarks`` next to the repository), ``batch_size``, ``max_new_tokens``,
 ``tb_dir``, and the Bamboogle judge (``judge_url``, ``judge_model``, ``judge_api_key_env``).
 
@@ -26,6 +28,7 @@ from pathlib import Path
 from lightning_genenv.benchmarks import BENCHMARKS, BenchmarkDataError
 from lightning_genenv.benchmarks.eval_config import compose_eval
 from lightning_genenv.benchmarks.runner import context_length, numeric, run_items, select, summary
+from lightning_genenv.benchmarks.train_seeds import heldout_items
 from lightning_genenv.config import ConfigError, to_yaml
 from lightning_genenv.models import ModelUnavailable, load_causal_lm
 from lightning_genenv.rollout import build_engine
@@ -47,6 +50,18 @@ def _log_tensorboard(tb_dir: Path, benchmark: str, metrics: dict) -> None:
     writer.close()
 
 
+def _trained_on(run_dir: Path) -> str | None:
+    """The ``data.benchmark`` a training run drew its seeds from, if any."""
+    import yaml
+
+    try:
+        saved = yaml.safe_load((run_dir / "config.yaml").read_text()) or {}
+    except (OSError, yaml.YAMLError):
+        return None
+    data = saved.get("data") if isinstance(saved, dict) else None
+    return data.get("benchmark") if isinstance(data, dict) else None
+
+
 def run(cfg) -> Path:
     start = time.perf_counter()
     bench = BENCHMARKS[cfg.benchmark]
@@ -58,10 +73,13 @@ def run(cfg) -> Path:
 
     skipped: Counter = Counter()
     all_items = bench.load(Path(cfg.data_root) / bench.subdir, skipped)
+    split = cfg.split or ("heldout" if run_dir and _trained_on(run_dir) == bench.name else "all")
+    if split == "heldout":
+        all_items = heldout_items(bench.name, all_items)
     items = select(all_items, cfg.limit)
     if not items:
         raise BenchmarkDataError(f"{bench.name}: no usable items under {cfg.data_root} (skipped: {dict(skipped)})")
-    print(f"{bench.name}: {len(items)} of {len(all_items)} items; skipped records: {dict(skipped) or 0}")
+    print(f"{bench.name}: {len(items)} of {len(all_items)} items ({split}); skipped records: {dict(skipped) or 0}")
 
     try:
         model, tokenizer = load_causal_lm(model_path, cfg.dtype, None, False, cfg.cache_dir)
@@ -81,7 +99,7 @@ def run(cfg) -> Path:
 
     metrics = summary(bench, records)
     result = {"benchmark": bench.name, "model": cfg.model, "model_path": model_path,
-              "data_root": cfg.data_root, "limit": cfg.limit, "items_available": len(all_items),
+              "data_root": cfg.data_root, "split": split, "limit": cfg.limit, "items_available": len(all_items),
               "skipped_records": dict(skipped), "max_new_tokens": max_new, "decoding": "greedy",
               **metrics, "notes": bench.notes, "wall_time_s": round(time.perf_counter() - start, 1)}
     out.mkdir(parents=True, exist_ok=True)
