@@ -31,6 +31,8 @@ class EvalConfig:
     out: Optional[str] = None  # output directory; None: <run>/eval/<benchmark> or runs/eval/<benchmark>-<time>
     data_root: Optional[str] = None  # None: ../shared/benchmarks next to the repository, if it exists
     batch_size: int = 8  # prompts per generate call
+    mode: str = "step"  # step: one model turn per item | episode: full ALFWorld games in TextWorld (alfworld only)
+    max_steps: int = 50  # mode=episode: actions per game before it counts as lost
     max_new_tokens: Optional[int] = None  # None: the benchmark's default
     dtype: str = "float32"
     cache_dir: Optional[str] = None  # where the embedded and tiny models are cached
@@ -41,7 +43,8 @@ class EvalConfig:
     judge_api_key_env: Optional[str] = "OPENAI_API_KEY"  # name of the env variable holding the key
 
 
-CHOICES = {"rollout": ("hf",), "dtype": ("float32", "bfloat16", "float16"), "split": ("all", "heldout")}
+CHOICES = {"rollout": ("hf",), "dtype": ("float32", "bfloat16", "float16"), "split": ("all", "heldout"),
+           "mode": ("step", "episode")}
 
 
 def default_data_root() -> Path | None:
@@ -74,6 +77,10 @@ def compose_eval(argv: list[str]) -> DictConfig:
     if cfg.split == "heldout" and cfg.benchmark in NO_TRAIN_SPLIT:
         raise ConfigError(f"split=heldout: {cfg.benchmark} has no derived train/held-out split "
                           f"({NO_TRAIN_SPLIT[cfg.benchmark]})")
+    if cfg.mode == "episode" and cfg.benchmark != "alfworld":
+        raise ConfigError(f"mode=episode: only benchmark=alfworld has episodes (got {cfg.benchmark})")
+    if cfg.max_steps < 1:
+        raise ConfigError(f"max_steps={cfg.max_steps} must be >= 1")
     if cfg.limit is not None and cfg.limit < 1:
         raise ConfigError(f"limit={cfg.limit} must be >= 1")
     if cfg.batch_size < 1:
