@@ -1,5 +1,9 @@
 """GenEnvDataModule: the base seeds, the two evolving pools, and the batches both players train on.
 
+The base seeds are the embedded ones, a JSONL file (``data.train_path``), or a benchmark's train
+part (``data.benchmark``, :mod:`lightning_genenv.benchmarks.train_seeds`, whose held-out part is
+then the validation set).
+
 * ``D_train`` (agent pool): the base seed tasks, plus every generated task that passed the
   curriculum filter, with its trace (completions, rewards, ``p̂``).
 * ``D_env`` (simulator pool): every simulator generation, valid or not, with its parse result,
