@@ -92,7 +92,7 @@ def run_episodes(cfg, model_path: str, out: Path, tb_dir, start: float) -> Path:
     act = alfworld_episode.model_actor(engine, tokenizer, max_new, context_length(model, tokenizer))
     print(f"alfworld episodes: {len(episodes)} games, at most {cfg.max_steps} steps each")
     records, metrics = alfworld_episode.evaluate(Path(cfg.data_root), act, cfg.limit, cfg.max_steps,
-                                                 print if cfg.progress else (lambda _: None))
+                                                 (lambda m: print(m, flush=True)) if cfg.progress else (lambda _: None))
     result = {"benchmark": "alfworld", "model": cfg.model, "model_path": model_path, "data_root": cfg.data_root,
               "limit": cfg.limit, "max_new_tokens": max_new, "decoding": "greedy", **metrics,
               "wall_time_s": round(time.perf_counter() - start, 1)}
