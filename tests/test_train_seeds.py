@@ -97,12 +97,10 @@ def test_split_is_deterministic_and_counts_bad_items(tmp_path):
     skipped = Counter()
     seeds, val = ts.seeds_from_items("api_bank", items, skipped)
     bad = {"bad-argument.jsonl": "unknown_argument", "no-tools.jsonl": "unreadable_tools"}
-    expected = Counter(reason for f, reason in bad.items()
-                       if ts.split_of("api_bank", f) == "train")
+    expected = Counter(reason if ts.split_of("api_bank", f) == "train" else f"heldout:{reason}"
+                       for f, reason in bad.items())
     assert skipped == expected
-    assert len(seeds) + len(val) + sum(skipped.values()) + sum(
-        1 for i in items if ts.split_of("api_bank", i.meta["dialogue"]) == "heldout"
-        and isinstance(ts.to_task("api_bank", i), str)) == len(items)
+    assert len(seeds) + len(val) + sum(skipped.values()) == len(items)  # every item accounted for
 
 
 def test_duplicate_questions_stay_on_one_side(tmp_path):
@@ -138,7 +136,7 @@ def test_datamodule_seeds_from_a_benchmark(tmp_path):
     assert dm.base and {t.id for t in dm.base} <= train_ids
     assert dm.val and not {t.id for t in dm.val} & train_ids  # val/score on the held-out part
     assert all(t.tools for t in dm.base)
-    assert set(dm.skipped) <= {"api_bank:unknown_argument", "api_bank:unreadable_tools"}
+    assert set(dm.skipped) <= {f"api_bank:{p}{r}" for p in ("", "heldout:") for r in ("unknown_argument", "unreadable_tools")}
 
 
 def test_validation_hook_restricts_the_trained_benchmark(tmp_path):

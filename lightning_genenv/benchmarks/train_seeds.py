@@ -196,9 +196,9 @@ def heldout_items(benchmark: str, items: list[BenchItem]) -> list[BenchItem]:
 
 def seeds_from_items(benchmark: str, items: list[BenchItem], skipped: Counter
                      ) -> tuple[list[Task], list[Task]]:
-    """(train seeds, held-out tasks): both converted and validated; invalid items and train items
-    whose content occurs in the held-out part are counted in ``skipped`` and left out. The held-out
-    tasks serve as the agent's validation set (``val/score``)."""
+    """(train seeds, held-out tasks): both converted and validated; invalid items (held-out ones as
+    ``heldout:<reason>``) and train items whose content occurs in the held-out part are counted in
+    ``skipped`` and left out. The held-out tasks serve as the agent's validation set (``val/score``)."""
     train_items, heldout = partition(benchmark, items)
     heldout_content = {normalize(question_of(benchmark, i)) for i in heldout}
     seeds, val = [], []
@@ -213,7 +213,9 @@ def seeds_from_items(benchmark: str, items: list[BenchItem], skipped: Counter
             seeds.append(task)
     for item in heldout:
         task = to_task(benchmark, item)
-        if not isinstance(task, str):
+        if isinstance(task, str):
+            skipped[f"heldout:{task}"] += 1  # still evaluated by the benchmark; not a val/score task
+        else:
             val.append(task)
     return seeds, val
 
