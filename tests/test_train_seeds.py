@@ -159,3 +159,22 @@ def test_no_overlap_on_shared_data(name):
     assert all(validate_task(s) is None for s in seeds)
     if name != "bamboogle":
         assert all(s.tools and s.answer["name"] in {t["name"] for t in s.tools} for s in seeds)
+
+
+def test_evaluate_defaults_to_heldout_for_a_run_trained_on_the_benchmark(tiny_dir, tmp_path):
+    import evaluate
+
+    root = _write_fixture(tmp_path / "data")
+    run = tmp_path / "run"
+    (run / "final").mkdir(parents=True)
+    (run / "final" / "agent").symlink_to(tiny_dir, target_is_directory=True)
+    (run / "config.yaml").write_text("data:\n  benchmark: bamboogle\n")
+    heldout = ts.heldout_items("bamboogle", BENCHMARKS["bamboogle"].load(root / "bamboogle", Counter()))
+    common = [f"model={run}", f"data_root={root}", "limit=2", "max_new_tokens=4", "progress=false"]
+    out = evaluate.main(["benchmark=bamboogle", *common])
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["split"] == "heldout" and summary["items_available"] == len(heldout)
+    ids = {json.loads(line)["id"] for line in (out / "items.jsonl").read_text().splitlines()}
+    assert ids <= {i.id for i in heldout}
+    out = evaluate.main(["benchmark=bamboogle", "split=all", f"out={tmp_path / 'all'}", *common])
+    assert json.loads((out / "summary.json").read_text())["split"] == "all"
