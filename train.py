@@ -90,7 +90,8 @@ def run(cfg) -> Path:
     cur = cfg.curriculum
     agent_model, agent_tok = load_from_config(cfg.model, cfg.model.agent)
     acc = cfg.trainer.accumulate_grad_batches
-    dm = GenEnvDataModule(cfg.data, cfg.agent, agent_tok.pad_token_id, run_dir, acc)
+    dm = GenEnvDataModule(cfg.data, cfg.agent, agent_tok.pad_token_id, run_dir, acc,
+                          cfg.trainer.benchmarks_root)
     agent = AgentModule(agent_model, agent_tok, cfg.agent, acc, cfg.strategy.cpu_offload,
                         cfg.trainer.max_nonfinite_steps)
     simulator = None

@@ -106,7 +106,10 @@ class CurriculumConfig:
 @dataclass
 class DataConfig:
     name: str = "embedded"
-    train_path: Optional[str] = None  # JSONL of seed tasks; None: the embedded seeds
+    # seeds from a benchmark's train split (lightning_genenv/benchmarks/train_seeds.py), read from
+    # trainer.benchmarks_root; api_bank | bfcl | bamboogle (alfworld, travelplanner: refused)
+    benchmark: Optional[str] = None
+    train_path: Optional[str] = None  # JSONL of seed tasks; None: the embedded seeds (or data.benchmark's)
     val_path: Optional[str] = None  # JSONL of validation tasks; None: the embedded held-out split
     seed: int = 0  # seed of the embedded seed generator and split
     families: Optional[list[str]] = None  # keep only these task families (None: all)
@@ -375,6 +378,8 @@ def validate(cfg: DictConfig) -> None:
     if c.train_simulator and c.task_source != "simulator":
         raise ConfigError(f"curriculum.train_simulator=true needs curriculum.task_source=simulator "
                           f"(got {c.task_source}); set curriculum.train_simulator=false")
+    if d.benchmark is not None:
+        _check_benchmark_seeds(d.benchmark)
     if c.env_reward == "band" and c.band is None:
         raise ConfigError("curriculum.env_reward=band needs curriculum.band (e.g. 0.1)")
     if cfg.strategy.cpu_offload and cfg.strategy.name != "fsdp":
@@ -383,6 +388,24 @@ def validate(cfg: DictConfig) -> None:
                       ("curriculum.static_path", c.static_path)):
         if path is not None and not Path(path).is_file():
             raise ConfigError(f"{key}={path}: file not found")
+
+
+# Benchmarks that ship no train split here: data=<name> refuses them with this reason
+# (lightning_genenv/benchmarks/train_seeds.py; EVALUATION.md "Training on a benchmark").
+NO_TRAIN_SPLIT = {
+    "alfworld": "alfworld has no train split here: the shared copy holds only the valid_seen "
+                "evaluation games (the train games are not shipped)",
+    "travelplanner": "travelplanner has no usable train split here: train_ref_info.jsonl holds "
+                     "reference information without queries or plans, and the validation queries "
+                     "must not be trained on (the authors' warning)",
+}
+
+
+def _check_benchmark_seeds(name: str) -> None:
+    if name not in BENCHMARK_NAMES:
+        raise ConfigError(f"data.benchmark={name}: unknown{_nearest(name, list(BENCHMARK_NAMES))}")
+    if name in NO_TRAIN_SPLIT:
+        raise ConfigError(f"data={name}: {NO_TRAIN_SPLIT[name]}; train on another benchmark or the embedded seeds")
 
 
 def to_yaml(cfg: DictConfig) -> str:

@@ -1,5 +1,9 @@
 """GenEnvDataModule: the base seeds, the two evolving pools, and the batches both players train on.
 
+The base seeds are the embedded ones, a JSONL file (``data.train_path``), or a benchmark's train
+part (``data.benchmark``, :mod:`lightning_genenv.benchmarks.train_seeds`, whose held-out part is
+then the validation set).
+
 * ``D_train`` (agent pool): the base seed tasks, plus every generated task that passed the
   curriculum filter, with its trace (completions, rewards, ``p̂``).
 * ``D_env`` (simulator pool): every simulator generation, valid or not, with its parse result,
@@ -118,9 +122,10 @@ class _EpochGroups(Dataset):
 
 class GenEnvDataModule(L.LightningDataModule):
     def __init__(self, data_cfg, agent_cfg, pad_id: int, run_dir: str | Path | None = None,
-                 accumulate_grad_batches: int = 1):
+                 accumulate_grad_batches: int = 1, benchmarks_root: str | Path | None = None):
         super().__init__()
         self.cfg = data_cfg
+        self.benchmarks_root = benchmarks_root  # data.benchmark's data; None: ../shared/benchmarks
         self.tasks_per_epoch = data_cfg.tasks_per_epoch
         self.groups_per_step = agent_cfg.groups_per_step
         self.groups_per_optimizer_step = agent_cfg.groups_per_step * accumulate_grad_batches  # per rank
@@ -150,7 +155,11 @@ class GenEnvDataModule(L.LightningDataModule):
             self.base = read_tasks(self.cfg.train_path, self.skipped)
         if self.cfg.val_path:
             self.val = read_tasks(self.cfg.val_path, self.skipped)
-        if not self.cfg.train_path or not self.cfg.val_path:
+        if self.cfg.get("benchmark") and (not self.cfg.train_path or not self.cfg.val_path):
+            train, val = self._benchmark_seeds()
+            self.base = self.base or train
+            self.val = self.val or val
+        elif not self.cfg.train_path or not self.cfg.val_path:
             from lightning_genenv.seeds import embedded_seeds
 
             train, val = embedded_seeds(seed=self.cfg.seed, val_fraction=self.cfg.val_fraction)
@@ -168,6 +177,22 @@ class GenEnvDataModule(L.LightningDataModule):
             self.val = random.Random(self.cfg.seed).sample(self.val, self.cfg.num_val)
         self.d_train = [{"task": t.to_dict(), "source": "seed"} for t in self.base]
         self._loaded = True
+
+    def _benchmark_seeds(self) -> tuple[list[Task], list[Task]]:
+        """(train seeds, held-out tasks) of ``data.benchmark``; its skipped items are counted as
+        ``<benchmark>:<reason>``."""
+        from lightning_genenv.benchmarks.eval_config import default_data_root
+        from lightning_genenv.benchmarks.train_seeds import benchmark_seeds
+
+        name = self.cfg.benchmark
+        root = self.benchmarks_root or default_data_root()
+        if root is None:
+            raise DataError(f"data.benchmark={name}: set trainer.benchmarks_root (no ../shared/benchmarks "
+                            "next to the repository)")
+        skipped: Counter = Counter()
+        train, val = benchmark_seeds(name, root, skipped)
+        self.skipped.update({f"{name}:{reason}": n for reason, n in skipped.items()})
+        return train, val
 
     def load_static(self, path: str | Path) -> None:
         """The fixed task set of GenEnv-Static or an offline teacher; invalid records are skipped."""

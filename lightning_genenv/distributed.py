@@ -44,6 +44,16 @@ def gather(local: list[T], encode: Callable[[T], Any] = lambda x: x,
     return [shares[r][j] for j in range(max(map(len, shares))) for r in range(size) if j < len(shares[r])]
 
 
+def max_over_ranks(n: int) -> int:
+    """The largest ``n`` of all ranks (``n`` itself with one process)."""
+    rank, size = world()
+    if size == 1:
+        return n
+    counts: list[int | None] = [None] * size
+    dist.all_gather_object(counts, int(n))
+    return max(counts)
+
+
 def fingerprint(model) -> str:
     """SHA-256 of a model's full weights (sharded tensors are gathered: call on every rank)."""
     import hashlib

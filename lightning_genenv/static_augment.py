@@ -48,7 +48,7 @@ def main(argv: list[str] | None = None) -> Path:
         variations = int(own.get("variations", 5))
         cfg = compose(rest)
         model, tok = load_from_config(cfg.model, cfg.model.simulator)
-        dm = GenEnvDataModule(cfg.data, cfg.agent, tok.pad_token_id)
+        dm = GenEnvDataModule(cfg.data, cfg.agent, tok.pad_token_id, benchmarks_root=cfg.trainer.benchmarks_root)
         dm.setup()
         tasks, invalid = augment(cfg, model, tok, dm, variations, own["out"])
     except (ConfigError, FileNotFoundError, DataError, ModelUnavailable) as e:

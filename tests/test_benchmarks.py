@@ -350,8 +350,7 @@ def test_validation_hook_logs_benchmark_metrics(tiny_dir):
     assert logged["val_bench/bamboogle/n_items"] == 4.0
 
 
-@needs_data
-def test_alfworld_builder_plays_one_real_game(tmp_path, monkeypatch):
+def _needs_alfworld_env():
     pytest.importorskip("textworld", reason="textworld not installed (pip install 'textworld[pddl]==1.7.0')")
     from importlib.metadata import PackageNotFoundError, version
 
@@ -360,6 +359,11 @@ def test_alfworld_builder_plays_one_real_game(tmp_path, monkeypatch):
             pytest.skip("alfworld 0.3.5 not installed")
     except PackageNotFoundError:
         pytest.skip("alfworld not installed (pip install --no-deps alfworld==0.3.5)")
+
+
+@needs_data
+def test_alfworld_builder_plays_one_real_game(tmp_path, monkeypatch):
+    _needs_alfworld_env()
     from lightning_genenv.benchmarks import alfworld_build
 
     out = alfworld_build.main([f"data_root={DATA}", f"out={tmp_path / 'steps.jsonl'}", "limit=1"])
@@ -386,3 +390,48 @@ def test_evaluate_after_training_logs_to_the_run(tiny_dir, tmp_path):
     acc = EventAccumulator(str(run / "tb" / "eval"))
     acc.Reload()
     assert "eval/bamboogle/exact_match" in acc.Tags()["scalars"]
+
+
+# ----------------------------------------------------------------------------- ALFWorld episodes
+
+
+def test_episode_mode_config():
+    from lightning_genenv.benchmarks.eval_config import compose_eval
+
+    with pytest.raises(ConfigError, match="only benchmark=alfworld"):
+        compose_eval(["benchmark=bfcl", "mode=episode", f"data_root={ROOT}"])
+    with pytest.raises(ConfigError, match="must be one of step, episode"):
+        compose_eval(["benchmark=alfworld", "mode=episodes", f"data_root={ROOT}"])
+    with pytest.raises(ConfigError, match="max_steps=0"):
+        compose_eval(["benchmark=alfworld", "mode=episode", "max_steps=0", f"data_root={ROOT}"])
+
+
+@needs_data
+def test_alfworld_episode_in_textworld(tiny_dir, tmp_path):
+    """One real game: the expert's actions win it in the environment; replies with no action lose
+    it; ``evaluate.py mode=episode`` runs end to end on the tiny model."""
+    _needs_alfworld_env()
+    import evaluate
+    from lightning_genenv.benchmarks import alfworld_build, alfworld_episode
+
+    game = alfworld_episode.games(DATA, 1)[0]
+    path = DATA / "alfworld" / game["game_file"]
+    cached = {}
+    if alfworld.cache_path(DATA / "alfworld").is_file():
+        cached = {json.loads(line)["game"]: json.loads(line) for line in
+                  alfworld.cache_path(DATA / "alfworld").read_text().splitlines() if line.strip()}
+    record = cached.get(game["game_file"]) or alfworld_build.play(path, alfworld_build._import_alfworld())
+    expert = iter([s["action"] for s in record["steps"]])
+    won = alfworld_episode.play(path, lambda messages: next(expert, "look"))
+    assert won["won"] and won["reason"] is None and len(won["steps"]) == len(record["steps"])
+    assert "Admissible actions:" in alfworld_episode.render(record["initial"], won["steps"], 1)
+    lost = alfworld_episode.play(path, lambda messages: "  ", max_steps=2)
+    assert (lost["won"], lost["reason"], len(lost["steps"])) == (False, "max_steps", 2)
+    summary = alfworld_episode.summarize([dict(won, game="a", task_type="t"), dict(lost, game="b", task_type="t")], 50)
+    assert summary["success_rate"] == 0.5 and summary["mean_steps_won"] == len(record["steps"])
+    assert summary["admissible_action_rate"] == len(record["steps"]) / (len(record["steps"]) + 2)
+
+    out = evaluate.main(["benchmark=alfworld", "mode=episode", "model=tiny", "limit=1", "max_steps=2",
+                         f"out={tmp_path}", "progress=false"])
+    result = json.loads((out / "summary.json").read_text())
+    assert result["metric"] == "success_rate" and result["games"] == 1 and result["max_steps"] == 2

@@ -9,7 +9,7 @@ import pytest
 import yaml
 from omegaconf import OmegaConf
 
-from lightning_genenv.config import CONF_DIR, Config, ConfigError, compose, groups
+from lightning_genenv.config import CONF_DIR, NO_TRAIN_SPLIT, Config, ConfigError, compose, groups
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -17,6 +17,11 @@ ROOT = Path(__file__).resolve().parent.parent
 @pytest.mark.parametrize("group,option", [(g, o) for g, opts in groups().items() for o in opts])
 def test_every_option_composes(group, option):
     required = [f"curriculum.static_path={__file__}"] if option == "offline_teacher" else []
+    if group == "data" and option in NO_TRAIN_SPLIT:  # kept to refuse with a reason
+        with pytest.raises(ConfigError, match=f"data={option}: .*no .*train split") as e:
+            compose([f"{group}={option}"])
+        assert "\n" not in str(e.value)
+        return
     cfg = compose([f"{group}={option}", *required])
     assert isinstance(cfg.agent.beta, float)
 

@@ -34,14 +34,28 @@ def _reports(out: Path) -> list[dict]:
     return [json.loads((out / "ranks" / f"rank{r}.json").read_text()) for r in (0, 1)]
 
 
+def _bench_root(root: Path) -> Path:
+    """A 5-question Bamboogle copy for the benchmark validation hook (odd: the shares are 3 and 2)."""
+    (root / "bamboogle").mkdir(parents=True, exist_ok=True)
+    qa = [{"Question": f"What is {i} plus {i}?", "Answer": str(2 * i)} for i in range(5)]
+    (root / "bamboogle" / "bamboogle_125.json").write_text(json.dumps(qa))
+    return root
+
+
+def _bench_args(tmp_path: Path) -> list[str]:
+    return ["trainer.val_benchmarks=[bamboogle]", "trainer.val_benchmark_limit=5",
+            f"trainer.benchmarks_root={_bench_root(tmp_path / 'bench')}"]
+
+
 UNINTERRUPTED: dict[str, Path] = {}
 
 
 @pytest.mark.parametrize("strategy", ["ddp", "fsdp"])
 def test_two_process_run_keeps_ranks_identical(strategy, tiny_sft_dir, tmp_path):
+    """Also runs the benchmark validation hook on both ranks (under FSDP generation needs both)."""
     out = tmp_path / "run"
     _train(f"strategy={strategy}", f"model.agent={tiny_sft_dir}", f"model.simulator={tiny_sft_dir}",
-           f"run_dir={out}", *ARGS)
+           f"run_dir={out}", *ARGS, *_bench_args(tmp_path))
     UNINTERRUPTED[strategy] = out
     reports = _reports(out)
     assert reports[0] == reports[1], "ranks diverged"
@@ -49,6 +63,8 @@ def test_two_process_run_keeps_ranks_identical(strategy, tiny_sft_dir, tmp_path)
     assert reports[0]["agent"] != start and reports[0]["simulator"] != start, "a player did not train"
     summary = json.loads((out / "summary.json").read_text())
     assert summary["simulator_epochs"] >= 1 and summary["agent_steps"] == 2 * (8 // 2 // 2)
+    assert summary["val_bench/bamboogle/n_items"] == 5.0  # both ranks' shares, gathered
+    assert "val_bench/bamboogle/exact_match" in summary
     d_env = (out / "pools" / "d_env.jsonl").read_text().splitlines()
     assert len(d_env) == 2 * 4 * 2  # every generation of both ranks, written once
     exported = AutoModelForCausalLM.from_pretrained(out / "final" / "agent")
@@ -63,7 +79,7 @@ def test_two_process_resume_equals_uninterrupted_run(strategy, tiny_sft_dir, tmp
         pytest.skip("needs the uninterrupted run of test_two_process_run_keeps_ranks_identical")
     out = tmp_path / "run"
     _train(f"strategy={strategy}", f"model.agent={tiny_sft_dir}", f"model.simulator={tiny_sft_dir}",
-           f"run_dir={out}", *ARGS, "trainer.max_epochs=1")
+           f"run_dir={out}", *ARGS, *_bench_args(tmp_path), "trainer.max_epochs=1")
     _train(f"resume={out}", "trainer.max_epochs=2")
     reports, reference = _reports(out), _reports(UNINTERRUPTED[strategy])[0]
     assert reports[0] == reports[1], "ranks diverged after resuming"

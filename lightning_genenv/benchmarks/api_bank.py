@@ -41,6 +41,16 @@ def _gold(answer) -> dict | None:
     return None
 
 
+def _dialogue(other) -> str | None:
+    """The source dialogue of an item (its API-Bank file, or level 3's sample id): the group key of
+    the derived train split (:mod:`lightning_genenv.benchmarks.train_seeds`)."""
+    if not isinstance(other, dict):
+        return None
+    if isinstance(other.get("file"), str):
+        return other["file"]
+    return f"sample-{other['sample_id']}" if "sample_id" in other else None
+
+
 def load(root: Path, skipped: Counter) -> list[BenchItem]:
     folder = require_dir(root / "toolrl_processed", "api_bank")
     items = []
@@ -64,7 +74,7 @@ def load(root: Path, skipped: Counter) -> list[BenchItem]:
                 id=f"level-{level}-{i}",
                 messages=[{"role": "system", "content": rec["system"]},
                           {"role": "user", "content": rec["user"]}],
-                gold=gold, meta={"level": level}))
+                gold=gold, meta={"level": level, "dialogue": _dialogue(rec.get("other"))}))
     if not items and not skipped:
         raise BenchmarkDataError(f"api_bank: no level-*-api_processed.json files in {folder}")
     return items

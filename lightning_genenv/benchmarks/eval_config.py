@@ -14,7 +14,7 @@ from typing import Optional
 from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
-from lightning_genenv.config import ConfigError, _leaf_keys, _nearest, parse_overrides
+from lightning_genenv.config import NO_TRAIN_SPLIT, ConfigError, _leaf_keys, _nearest, parse_overrides
 
 REPO_ROOT = Path(__file__).resolve().parent.parent.parent
 
@@ -25,9 +25,14 @@ class EvalConfig:
     model: str = "embedded"  # embedded | tiny | a local model directory | a train run directory | a cached HF id
     rollout: str = "hf"
     limit: Optional[int] = None  # evaluate this many items, spread evenly over the benchmark
+    # all | heldout (the part of a derived split that data=<benchmark> never trains on); None: heldout
+    # when model= is a train run directory whose data.benchmark is this benchmark, else all
+    split: Optional[str] = None
     out: Optional[str] = None  # output directory; None: <run>/eval/<benchmark> or runs/eval/<benchmark>-<time>
     data_root: Optional[str] = None  # None: ../shared/benchmarks next to the repository, if it exists
     batch_size: int = 8  # prompts per generate call
+    mode: str = "step"  # step: one model turn per item | episode: full ALFWorld games in TextWorld (alfworld only)
+    max_steps: int = 50  # mode=episode: actions per game before it counts as lost
     max_new_tokens: Optional[int] = None  # None: the benchmark's default
     dtype: str = "float32"
     cache_dir: Optional[str] = None  # where the embedded and tiny models are cached
@@ -38,7 +43,8 @@ class EvalConfig:
     judge_api_key_env: Optional[str] = "OPENAI_API_KEY"  # name of the env variable holding the key
 
 
-CHOICES = {"rollout": ("hf",), "dtype": ("float32", "bfloat16", "float16")}
+CHOICES = {"rollout": ("hf",), "dtype": ("float32", "bfloat16", "float16"), "split": ("all", "heldout"),
+           "mode": ("step", "episode")}
 
 
 def default_data_root() -> Path | None:
@@ -68,6 +74,13 @@ def compose_eval(argv: list[str]) -> DictConfig:
         raise ConfigError(f"benchmark= is required; one of {', '.join(BENCHMARKS)}")
     if cfg.benchmark not in BENCHMARKS:
         raise ConfigError(f"benchmark={cfg.benchmark}: unknown{_nearest(cfg.benchmark, list(BENCHMARKS))}")
+    if cfg.split == "heldout" and cfg.benchmark in NO_TRAIN_SPLIT:
+        raise ConfigError(f"split=heldout: {cfg.benchmark} has no derived train/held-out split "
+                          f"({NO_TRAIN_SPLIT[cfg.benchmark]})")
+    if cfg.mode == "episode" and cfg.benchmark != "alfworld":
+        raise ConfigError(f"mode=episode: only benchmark=alfworld has episodes (got {cfg.benchmark})")
+    if cfg.max_steps < 1:
+        raise ConfigError(f"max_steps={cfg.max_steps} must be >= 1")
     if cfg.limit is not None and cfg.limit < 1:
         raise ConfigError(f"limit={cfg.limit} must be >= 1")
     if cfg.batch_size < 1:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from lightning_genenv.benchmarks.common import Benchmark, BenchItem, ItemResult, reason_counts
+from lightning_genenv.distributed import max_over_ranks
 from lightning_genenv.rollout import SamplingParams, encode_chat
 
 
@@ -45,7 +46,10 @@ def context_length(model, tokenizer) -> int:
 
 
 def run_items(bench: Benchmark, items: list[BenchItem], engine, tokenizer, max_new_tokens: int,
-              max_context: int, desc: str | None = None) -> list[Record]:
+              max_context: int, desc: str | None = None, lockstep: bool = False) -> list[Record]:
+    """Generate and score ``items``. ``lockstep=True`` (every rank calls it, each with its share):
+    the prompts are padded with a filler prompt to the largest count over the ranks, so that every
+    rank makes the same generate calls, as sharded (FSDP) weights need; the fillers are dropped."""
     texts, ids = [], []
     for item in items:
         text = tokenizer.apply_chat_template(item.messages, tokenize=False, add_generation_prompt=True)
@@ -53,8 +57,12 @@ def run_items(bench: Benchmark, items: list[BenchItem], engine, tokenizer, max_n
         ids.append(encode_chat(tokenizer, item.messages, item.prefix))
     fits = [i for i, p in enumerate(ids) if len(p) + max_new_tokens <= max_context]
     fits.sort(key=lambda i: len(ids[i]))
+    prompts = [ids[i] for i in fits]
+    if lockstep:
+        filler = [tokenizer.eos_token_id if tokenizer.eos_token_id is not None else 0]
+        prompts += [filler] * (max_over_ranks(len(prompts)) - len(prompts))
     params = SamplingParams(n=1, greedy=True, max_new_tokens=max_new_tokens)
-    samples = dict(zip(fits, (g[0] for g in engine.generate([ids[i] for i in fits], params, desc=desc))))
+    samples = dict(zip(fits, (g[0] for g in engine.generate(prompts, params, desc=desc))))
     records = []
     for i, item in enumerate(items):
         if i not in samples:
