@@ -3,7 +3,8 @@
 Each batch holds ``groups_per_step`` tasks x ``num_generations`` completions, with advantages
 already computed group-relatively by the co-evolution callback (which also sampled them). The
 loss is :func:`lightning_genenv.losses.grpo_loss`: clipped ratio (``epsilon``, ``epsilon_high``),
-k3 KL to the reference (``beta``), TRL's four ``loss_type`` normalizations. With
+k3 KL to the reference (``beta``; times the ratio with ``use_bias_correction_kl``, TRL 1.16's default),
+TRL's four ``loss_type`` normalizations. With
 ``num_iterations == 1`` the old policy is the current one (ratio 1, no extra forward pass); with
 more, the callback stores the old log-probs once, before the first update.
 
@@ -59,6 +60,7 @@ class AgentModule(PolicyModule):
             logp, old, batch["advantages"].to(logp), mask, ref_logp=ref, beta=cfg.beta,
             epsilon=cfg.epsilon, epsilon_high=cfg.epsilon_high, loss_type=cfg.loss_type,
             max_completion_length=cfg.max_completion_length, num_items_in_batch=num_items,
+            use_bias_correction_kl=cfg.use_bias_correction_kl,
         )
         n = batch["completion_ids"].size(0)
         log = {"agent/loss": loss.detach(), "agent/reward": batch["rewards"].mean(),
