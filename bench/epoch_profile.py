@@ -1,6 +1,7 @@
 """Wall time of one co-evolution epoch, split by phase, and how each phase grows (issue 7).
 
-    python bench/epoch_profile.py [--model tiny-sft|tiny|embedded] [--epochs 1] [--reps 1] [--out profile.json]
+    python bench/epoch_profile.py [--model tiny-sft|tiny|embedded] [--epochs 1] [--reps 1] [--clock wall|cpu]
+                                  [--out profile.json]
 
 Runs ``train.main`` (the real entry point) in a fresh subprocess per configuration and reads the
 phase times the co-evolution callback already logs to TensorBoard (``time/*``): task generation,
@@ -65,13 +66,23 @@ def one(spec: dict) -> dict:
 
     checkpoint_times = []
     save = L.Trainer.save_checkpoint
+    clock = time.perf_counter
 
     def timed_save(self, *args, **kwargs):
-        start = time.perf_counter()
+        start = clock()
         save(self, *args, **kwargs)
-        checkpoint_times.append(time.perf_counter() - start)
+        checkpoint_times.append(clock() - start)
 
     L.Trainer.save_checkpoint = timed_save
+    if spec["clock"] == "cpu":  # the callback's own timers, on the process's CPU time instead of wall time
+        import types
+
+        import callbacks.coevolution
+
+        callbacks.coevolution.time = types.SimpleNamespace(perf_counter=time.process_time)
+        clock = time.process_time
+    else:
+        clock = time.perf_counter
     with tempfile.TemporaryDirectory() as tmp:
         run_dir = Path(tmp) / "run"
         args = [f"{k}={v}" for k, v in spec["overrides"].items()]
@@ -90,7 +101,7 @@ def one(spec: dict) -> dict:
         for i, v in enumerate(checkpoint_times[:spec["epochs"]]):
             epochs[i]["checkpoint"] = v
         summary = json.loads((run_dir / "summary.json").read_text())
-    return {"epochs": epochs, "run_s": total, "agent_steps": summary["agent_steps"]}
+    return {"epochs": epochs, "run_s": total, "agent_steps": summary["agent_steps"], "checkpoint_saves": checkpoint_times}
 
 
 def main() -> None:
@@ -98,6 +109,8 @@ def main() -> None:
     parser.add_argument("--model", default="tiny-sft", help="tiny-sft, tiny, embedded or a model directory")
     parser.add_argument("--epochs", type=int, default=1)
     parser.add_argument("--reps", type=int, default=1, help="runs per configuration (medians reported)")
+    parser.add_argument("--clock", default="wall", choices=["wall", "cpu"],
+                        help="cpu: the callback's timers read the process's CPU time (steadier on a shared machine)")
     parser.add_argument("--out", default=None)
     parser.add_argument("--one", default=None, help=argparse.SUPPRESS)  # internal: one run, as JSON
     args = parser.parse_args()
@@ -106,17 +119,15 @@ def main() -> None:
         return
 
     model = model_dir(args.model)
-    results = {}
-    for name, overrides in configs(args.model):
-        runs = []
-        for _ in range(args.reps):  # configurations alternate within a repetition only if reps > 1
-            spec = json.dumps({"model": model, "epochs": args.epochs, "overrides": overrides})
+    results = {name: [] for name, _ in configs(args.model)}
+    for _ in range(args.reps):  # the configurations take turns, so that outside load hits them alike
+        for name, overrides in configs(args.model):
+            spec = json.dumps({"model": model, "epochs": args.epochs, "overrides": overrides, "clock": args.clock})
             proc = subprocess.run([sys.executable, __file__, "--one", spec], capture_output=True, text=True, cwd=ROOT)
             if proc.returncode:
                 sys.exit(f"{name} failed:\n{proc.stderr[-3000:]}")
-            runs.append(json.loads(proc.stdout.strip().splitlines()[-1]))
-            print(name, json.dumps(runs[-1]), flush=True)
-        results[name] = runs
+            results[name].append(json.loads(proc.stdout.strip().splitlines()[-1]))
+            print(name, json.dumps(results[name][-1]), flush=True)
 
     def median(values):
         values = sorted(values)
@@ -125,7 +136,7 @@ def main() -> None:
     table = {name: [{p: median([r["epochs"][e].get(p, float("nan")) for r in runs]) for p in PHASES}
                     for e in range(args.epochs)] for name, runs in results.items()}
     print()
-    print(f"model {args.model}, {args.epochs} epoch(s), median of {args.reps} run(s); seconds per phase")
+    print(f"model {args.model}, {args.epochs} epoch(s), median of {args.reps} run(s); {args.clock} seconds per phase")
     print()
     names = list(table)
     head = " | ".join(f"{n} (s)" for n in names)

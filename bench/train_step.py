@@ -22,7 +22,9 @@ and, for both players, the parameter gradients agree. The optimizer step is excl
 
 Timing: ``--reps`` repetitions after one warm-up, alternating which side goes first, in the same
 process, so that load from other jobs on the machine hits both sides alike; medians are reported.
-Throughput is trained completion tokens (mask sum) per second.
+Throughput is trained completion tokens (mask sum) per second of wall time. The CPU time of the
+process (``time.process_time``, all threads) is recorded too: on a machine shared with other jobs
+it is less disturbed by them than wall time, so its ratio is a second estimate.
 
 Peak memory: each side runs again in a fresh subprocess (``--memory``) that builds only that side,
 then takes one step while a thread samples the resident set size (``/proc/self/statm``) every 2 ms.
@@ -255,19 +257,23 @@ def compare(player: str, model_name: str, args) -> dict:
     zero(ours_model), zero(trl_model)
 
     times = {"ours": [], "trl": []}
+    cpu = {"ours": [], "trl": []}
     for rep in range(args.reps):
         order = [("ours", ours_step, ours_model), ("trl", trl_step, trl_model)]
         for side, step, model in order if rep % 2 == 0 else order[::-1]:
-            start = time.perf_counter()
+            start, start_cpu = time.perf_counter(), time.process_time()
             step(batch)
             times[side].append(time.perf_counter() - start)
+            cpu[side].append(time.process_time() - start_cpu)
             zero(model)
     t_ours, t_trl = statistics.median(times["ours"]), statistics.median(times["trl"])
+    c_ours, c_trl = statistics.median(cpu["ours"]), statistics.median(cpu["trl"])
     row = {"model": model_name, "player": player, "mode": "LoRA r=16" if args.lora else "full", "shape": args.shape[player], "completion_tokens": tokens,
            "loss_ours": round(float(loss_ours), 6), "loss_trl": round(float(loss_trl), 6), "grad_rel_diff": grad_rel,
            "ours_s": round(t_ours, 3), "trl_s": round(t_trl, 3),
            "ours_tok_s": round(tokens / t_ours, 1), "trl_tok_s": round(tokens / t_trl, 1),
-           "speedup": round(t_trl / t_ours, 2), "times": times}
+           "speedup": round(t_trl / t_ours, 2), "ours_cpu_s": round(c_ours, 3), "trl_cpu_s": round(c_trl, 3),
+           "cpu_speedup": round(c_trl / c_ours, 2), "times": times, "cpu_times": cpu}
     del ours_model, trl_model
     for side in ("ours", "trl"):
         spec = json.dumps({"player": player, "model_name": model_name, "side": side})
@@ -319,14 +325,14 @@ def main() -> None:
         for player in args.players.split(","):
             row = compare(player, model_name, args)
             rows.append(row)
-            print(json.dumps({k: v for k, v in row.items() if k != "times"}), flush=True)
+            print(json.dumps({k: v for k, v in row.items() if k not in ("times", "cpu_times")}), flush=True)
     print()
     print("| model | player | mode | shape | tokens | ours (s) | TRL (s) | ours tok/s | TRL tok/s | speed ratio | "
-          "step peak ours / TRL (MB) | process peak ours / TRL (MB) |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "CPU-time ratio | step peak ours / TRL (MB) | process peak ours / TRL (MB) |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         print(f"| {r['model']} | {r['player']} | {r['mode']} | {'x'.join(map(str, r['shape']))} | {r['completion_tokens']} | "
-              f"{r['ours_s']} | {r['trl_s']} | {r['ours_tok_s']} | {r['trl_tok_s']} | **{r['speedup']}x** | "
+              f"{r['ours_s']} | {r['trl_s']} | {r['ours_tok_s']} | {r['trl_tok_s']} | **{r['speedup']}x** | {r['cpu_speedup']}x | "
               f"{r['ours_step_peak_mb']} / {r['trl_step_peak_mb']} ({r['step_memory_ratio']}x) | "
               f"{r['ours_process_peak_mb']} / {r['trl_process_peak_mb']} ({r['process_memory_ratio']}x) |")
     if args.out:
