@@ -144,7 +144,7 @@ def main() -> None:
     print("|---|---|" + "---|" * (len(names) + 2))
     for e in range(args.epochs):
         for p in PHASES + ["total"]:
-            values = [sum(table[n][e].values()) if p == "total" else table[n][e][p] for n in names]
+            values = [sum(v for v in table[n][e].values() if v == v) if p == "total" else table[n][e][p] for n in names]
             base = values[0]
             ratios = [f"{v / base:.2f}x" if base > 0.005 else "-" for v in values[1:]]
             print(f"| {e} | {p} | " + " | ".join(f"{v:.2f}" for v in values) + " | " + " | ".join(ratios) + " |")

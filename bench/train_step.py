@@ -135,6 +135,7 @@ def ours(player: str, model_name: str, args):
         loss.backward()
         return loss.detach()
 
+    step.module = module
     return model, tok, step
 
 
@@ -256,13 +257,17 @@ def compare(player: str, model_name: str, args) -> dict:
     assert grad_rel < 1e-3, f"{player} gradients differ from TRL's: relative L2 difference {grad_rel:.2e}"
     zero(ours_model), zero(trl_model)
 
-    times = {"ours": [], "trl": []}
-    cpu = {"ours": [], "trl": []}
+    sides = [("ours", ours_step, ours_model, batch), ("trl", trl_step, trl_model, batch)]
+    if args.stored_ref and player == "agent":  # num_iterations > 1: passes after the first reuse stored ref log-probs
+        with torch.no_grad():
+            stored = {**batch, "ref_logprobs": ours_step.module.anchor_logprobs(batch)}
+        sides.append(("ours_stored_ref", ours_step, ours_model, stored))
+    times = {side[0]: [] for side in sides}
+    cpu = {side[0]: [] for side in sides}
     for rep in range(args.reps):
-        order = [("ours", ours_step, ours_model), ("trl", trl_step, trl_model)]
-        for side, step, model in order if rep % 2 == 0 else order[::-1]:
+        for side, step, model, step_batch in sides if rep % 2 == 0 else sides[::-1]:
             start, start_cpu = time.perf_counter(), time.process_time()
-            step(batch)
+            step(step_batch)
             times[side].append(time.perf_counter() - start)
             cpu[side].append(time.process_time() - start_cpu)
             zero(model)
@@ -274,7 +279,12 @@ def compare(player: str, model_name: str, args) -> dict:
            "ours_tok_s": round(tokens / t_ours, 1), "trl_tok_s": round(tokens / t_trl, 1),
            "speedup": round(t_trl / t_ours, 2), "ours_cpu_s": round(c_ours, 3), "trl_cpu_s": round(c_trl, 3),
            "cpu_speedup": round(c_trl / c_ours, 2), "times": times, "cpu_times": cpu}
+    if "ours_stored_ref" in times:
+        row["ours_stored_ref_s"] = round(statistics.median(times["ours_stored_ref"]), 3)
+        row["ours_stored_ref_cpu_s"] = round(statistics.median(cpu["ours_stored_ref"]), 3)
     del ours_model, trl_model
+    if args.no_memory:
+        return row
     for side in ("ours", "trl"):
         spec = json.dumps({"player": player, "model_name": model_name, "side": side})
         proc = subprocess.run([sys.executable, __file__, *sys.argv[1:], "--memory", spec], capture_output=True, text=True)
@@ -298,6 +308,11 @@ def main() -> None:
     parser.add_argument("--lora", action="store_true", help="LoRA r=16 on q,k,v,o on both sides (reference: adapters off)")
     for name in ("groups", "n", "prompt", "completion", "sim-rows", "sim-prompt", "sim-completion"):
         parser.add_argument(f"--{name}", type=int, default=None, help="override the per-model default shape")
+    parser.add_argument("--threads", type=int, default=None,
+                        help="torch CPU threads (1 keeps a shared, oversubscribed machine from stalling thread syncs)")
+    parser.add_argument("--stored-ref", action="store_true",
+                        help="also time our agent step with reference log-probs stored once per rollout batch")
+    parser.add_argument("--no-memory", action="store_true", help="skip the memory subprocesses (timing only)")
     parser.add_argument("--out", default=None, help="write all rows as JSON here")
     parser.add_argument("--memory", default=None, help=argparse.SUPPRESS)  # internal: one side's memory
     args = parser.parse_args()
@@ -308,6 +323,8 @@ def main() -> None:
         return {"agent": (pick(args.groups, g), pick(args.n, n), pick(args.prompt, p), pick(args.completion, c)),
                 "simulator": (pick(args.sim_rows, r), pick(args.sim_prompt, sp), pick(args.sim_completion, sc))}
 
+    if args.threads:
+        torch.set_num_threads(args.threads)
     if args.memory:
         spec = json.loads(args.memory)
         args.shape = shape_for(spec["model_name"])
@@ -331,6 +348,9 @@ def main() -> None:
           "CPU-time ratio | step peak ours / TRL (MB) | process peak ours / TRL (MB) |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
+        if "step_memory_ratio" not in r:
+            r.update({k: "-" for k in ("ours_step_peak_mb", "trl_step_peak_mb", "step_memory_ratio", "ours_process_peak_mb",
+                                        "trl_process_peak_mb", "process_memory_ratio")})
         print(f"| {r['model']} | {r['player']} | {r['mode']} | {'x'.join(map(str, r['shape']))} | {r['completion_tokens']} | "
               f"{r['ours_s']} | {r['trl_s']} | {r['ours_tok_s']} | {r['trl_tok_s']} | **{r['speedup']}x** | {r['cpu_speedup']}x | "
               f"{r['ours_step_peak_mb']} / {r['trl_step_peak_mb']} ({r['step_memory_ratio']}x) | "
