@@ -106,14 +106,19 @@ class CoEvolutionCallback(L.Callback):
         tasks = [r["task"] for r in valid]
         replay = dm.replay_tasks(min(cfg.data.replay_per_epoch, cfg.data.tasks_per_epoch - len(tasks)))
         base = dm.sample_seeds(cfg.data.tasks_per_epoch - len(tasks) - len(replay))
+        self.times["reward_scoring"] = 0.0  # R_agent of each attempt, added up inside attempt()
         groups = self.attempt(agent, tasks + replay + base)
-        self.times["agent_rollouts"] = time.perf_counter() - t0
+        self.times["agent_rollouts"] = time.perf_counter() - t0 - self.times["reward_scoring"]
 
+        t0 = time.perf_counter()
         stats = self.score_generations(valid, groups[:len(valid)], epoch)
         dm.set_epoch_groups(groups)
         self.prepare_groups(agent, groups)
+        self.times["reward_scoring"] += time.perf_counter() - t0
+        t0 = time.perf_counter()
         dm.add_env_records([self.env_record(r) for r in generated])
         written = dm.save_pools(epoch) if trainer.is_global_zero else {}
+        self.times["pool_write"] = time.perf_counter() - t0
 
         kinds = {"generated": groups[:len(valid)], "replay": groups[len(valid):len(valid) + len(replay)],
                  "base": groups[len(valid) + len(replay):]}
@@ -154,7 +159,9 @@ class CoEvolutionCallback(L.Callback):
         groups = []
         tasks, prompts = shard(tasks), shard(prompts)  # each rank attempts its share
         for task, prompt, samples in zip(tasks, prompts, self.agent_engine.generate(prompts, params, "agent: attempts")):
+            t0 = time.perf_counter()
             rewards = [agent_reward(task, s.text, cfg.subset_match)[0] for s in samples]
+            self.times["reward_scoring"] = self.times.get("reward_scoring", 0.0) + time.perf_counter() - t0
             groups.append(Group(task=task, prompt_ids=prompt, rewards=rewards,
                                 completion_ids=[s.completion_ids for s in samples],
                                 logprobs=[s.logprobs for s in samples],
@@ -213,17 +220,22 @@ class CoEvolutionCallback(L.Callback):
                          if not (cfg.mask_truncated_completions and t))
             for g in window:
                 g.num_items_in_batch = float(tokens) / dm.world_size
-        if cfg.num_iterations > 1:  # the rollout policy's log-probs, once, before any update
-            local = dm.local_groups()
+        if cfg.num_iterations > 1:  # the rollout policy's and the reference's log-probs, once, before any
+            local = dm.local_groups()  # update: each of the num_iterations passes reuses them
             with torch.no_grad():
                 for start in range(0, len(local), dm.groups_per_step):
                     chunk = local[start:start + dm.groups_per_step]
                     batch = collate_groups(chunk, dm.pad_id)
                     batch = {k: v.to(agent.device) if torch.is_tensor(v) else v for k, v in batch.items()}
                     logp = agent.logprobs(batch, cfg.temperature).cpu()
+                    ref = agent.anchor_logprobs(batch, cfg.temperature)
                     rows = iter(logp)
                     for g in chunk:
                         g.old_logprobs = [next(rows)[:len(c)].tolist() for c in g.completion_ids]
+                    if ref is not None:
+                        rows = iter(ref.cpu())
+                        for g in chunk:
+                            g.ref_logprobs = [next(rows)[:len(c)].tolist() for c in g.completion_ids]
 
     # ------------------------------------------------------------------ step 5
     def on_validation_epoch_start(self, trainer, agent) -> None:

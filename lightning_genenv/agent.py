@@ -3,9 +3,11 @@
 Each batch holds ``groups_per_step`` tasks x ``num_generations`` completions, with advantages
 already computed group-relatively by the co-evolution callback (which also sampled them). The
 loss is :func:`lightning_genenv.losses.grpo_loss`: clipped ratio (``epsilon``, ``epsilon_high``),
-k3 KL to the reference (``beta``), TRL's four ``loss_type`` normalizations. With
+k3 KL to the reference (``beta``; times the ratio with ``use_bias_correction_kl``, TRL 1.16's default),
+TRL's four ``loss_type`` normalizations. With
 ``num_iterations == 1`` the old policy is the current one (ratio 1, no extra forward pass); with
-more, the callback stores the old log-probs once, before the first update.
+more, the callback stores the old log-probs once, before the first update, and the reference
+log-probs with them (so the frozen reference runs once per rollout batch, not once per pass).
 
 Validation attempts each held-out task once, greedily, and logs ``val/score`` (mean ``R_agent``)
 and ``val/score/<family>``.
@@ -50,7 +52,8 @@ class AgentModule(PolicyModule):
         logp = self.logprobs(batch, cfg.temperature)
         old = batch.get("old_logprobs")
         old = logp.detach() if old is None else old.to(logp)
-        ref = self.anchor_logprobs(batch, cfg.temperature)
+        ref = batch.get("ref_logprobs")  # computed once per rollout batch when num_iterations > 1
+        ref = self.anchor_logprobs(batch, cfg.temperature) if ref is None else ref.to(logp)
         num_items = batch.get("num_items_in_batch")
         if num_items is not None:  # Lightning divides by the accumulation steps; undo it for dapo
             num_items = num_items / self.accumulate_grad_batches
@@ -59,6 +62,7 @@ class AgentModule(PolicyModule):
             logp, old, batch["advantages"].to(logp), mask, ref_logp=ref, beta=cfg.beta,
             epsilon=cfg.epsilon, epsilon_high=cfg.epsilon_high, loss_type=cfg.loss_type,
             max_completion_length=cfg.max_completion_length, num_items_in_batch=num_items,
+            use_bias_correction_kl=cfg.use_bias_correction_kl,
         )
         n = batch["completion_ids"].size(0)
         log = {"agent/loss": loss.detach(), "agent/reward": batch["rewards"].mean(),

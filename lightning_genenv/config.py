@@ -55,6 +55,7 @@ class AgentConfig:
     weight_decay: float = 0.0
     beta: float = 0.001  # KL coefficient to the reference policy (k3 estimator)
     epsilon: float = 0.2
+    use_bias_correction_kl: bool = True  # TRL's default: the k3 KL times the importance ratio (DeepSeek-V3.2)
     epsilon_high: Optional[float] = None  # None: same as epsilon
     loss_type: str = "dapo"  # grpo | bnpo | dr_grpo | dapo
     scale_rewards: str = "group"  # group | batch | none

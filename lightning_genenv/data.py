@@ -50,6 +50,7 @@ class Group:
     texts: list[str]
     advantages: list[float] = field(default_factory=list)
     old_logprobs: list[list[float]] | None = None  # set when num_iterations > 1
+    ref_logprobs: list[list[float]] | None = None  # set when num_iterations > 1 and beta > 0: computed once
     num_items_in_batch: float | None = None  # completion tokens in this group's optimizer step
 
 
@@ -92,6 +93,8 @@ def collate_groups(groups: list[Group], pad_id: int, mask_truncated: bool = Fals
     batch["sampling_logprobs"] = _pad_float([lp for g in groups for lp in g.logprobs], width)
     if groups[0].old_logprobs is not None:
         batch["old_logprobs"] = _pad_float([lp for g in groups for lp in g.old_logprobs], width)
+    if groups[0].ref_logprobs is not None:
+        batch["ref_logprobs"] = _pad_float([lp for g in groups for lp in g.ref_logprobs], width)
     if groups[0].num_items_in_batch is not None:
         batch["num_items_in_batch"] = groups[0].num_items_in_batch
     return batch

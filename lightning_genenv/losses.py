@@ -10,7 +10,11 @@ Names follow TRL's GRPOConfig (``beta``, ``epsilon``, ``epsilon_high``, ``loss_t
   (``num_items_in_batch``, summed over gradient-accumulation micro-batches).
 
 The KL penalty uses the k3 estimator ``exp(ref - logp) - (ref - logp) - 1`` (Schulman), which is
-unbiased and non-negative when tokens are sampled from the current policy.
+unbiased and non-negative when tokens are sampled from the current policy. With
+``use_bias_correction_kl`` (TRL's name, on by default in TRL 1.16 and in our agent config) the
+per-token KL is multiplied by the importance ratio ``exp(logp - old_logp)``, gradient included, as
+in DeepSeek-V3.2: the KL gradient is then the unbiased reverse-KL gradient even off-policy, and it
+differs from plain k3's even on-policy (where the ratio is 1 but its gradient is not 0).
 
 Deliberately left out: sequence-level importance sampling (GSPO), CISPO/SAPO losses, and entropy
 bonuses. None is in the GenEnv paper; each would be a new ``loss_type`` here.
@@ -101,13 +105,15 @@ def grpo_loss(logp: torch.Tensor, old_logp: torch.Tensor, advantages: torch.Tens
               epsilon: float = 0.2, epsilon_high: float | None = None, loss_type: str = "dapo",
               max_completion_length: int | None = None,
               num_items_in_batch: float | None = None,
-              is_weights: torch.Tensor | None = None) -> tuple[torch.Tensor, dict]:
+              is_weights: torch.Tensor | None = None,
+              use_bias_correction_kl: bool = False) -> tuple[torch.Tensor, dict]:
     """Clipped-ratio GRPO loss with an optional k3 KL penalty.
 
     ``logp``, ``old_logp``, ``ref_logp`` and ``mask`` are ``[B, T]`` over completion tokens;
     ``advantages`` is ``[B]``. ``is_weights`` (``[B, T]``, optional) multiplies the per-token loss,
-    for importance-sampling correction of off-policy rollouts. Returns the loss and detached metrics
-    (KL, clip fractions), each a masked token mean.
+    for importance-sampling correction of off-policy rollouts. ``use_bias_correction_kl`` multiplies
+    the k3 KL by the ratio (TRL's option of the same name). Returns the loss and detached metrics
+    (KL as it enters the loss, clip fractions), each a masked token mean, as TRL logs them.
     """
     eps_high = epsilon if epsilon_high is None else epsilon_high
     mask = mask.to(logp.dtype)
@@ -120,6 +126,8 @@ def grpo_loss(logp: torch.Tensor, old_logp: torch.Tensor, advantages: torch.Tens
     metrics = {}
     if ref_logp is not None:
         kl = k3_kl(logp, ref_logp)
+        if use_bias_correction_kl:
+            kl = kl * ratio
         if beta:
             per_token = per_token + beta * kl
         metrics["kl"] = masked_mean(kl.detach(), mask)

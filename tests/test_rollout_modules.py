@@ -77,6 +77,31 @@ def test_agent_step_moves_weights_toward_positive_advantage(tiny_dir, loss_type)
     assert delta[0] > 0 and delta[3] > 0 and delta[1] < 0  # positive advantage up, negative down
 
 
+def test_stored_reference_logprobs_replace_the_anchor_forward(tiny_dir):
+    """num_iterations > 1: the callback stores the reference log-probs once; the step reuses them."""
+    torch.manual_seed(0)
+    model, tok = load_causal_lm(tiny_dir)
+    agent = AgentModule(model, tok, compose(["model=tiny", "agent.beta=0.5"]).agent)
+    agent.log_dict = lambda *a, **k: None
+    with torch.no_grad():
+        for p in model.parameters():  # the policy away from its reference, so the KL is not 0
+            p.add_(torch.randn_like(p) * 0.05)
+    batch = _agent_batch(tok)
+    with torch.no_grad():
+        ref = agent.anchor_logprobs(batch)
+    group = Group(task=None, prompt_ids=[5, 6, 7], completion_ids=[[8, 9, 10], [11, 12]], rewards=[1.0, 0.0],
+                  logprobs=[[-1.0] * 3, [-1.0] * 2], truncated=[False] * 2, texts=[""] * 2, advantages=[1.0, -1.0],
+                  ref_logprobs=[[0.5, 0.25, 0.125], [1.0, 2.0]])
+    assert collate_groups([group], tok.pad_token_id)["ref_logprobs"].tolist() == [[0.5, 0.25, 0.125], [1.0, 2.0, 0.0]]
+    calls = []
+    anchor_logprobs = agent.anchor_logprobs
+    agent.anchor_logprobs = lambda *a, **k: calls.append(1) or anchor_logprobs(*a, **k)
+    fresh = agent.training_step(batch, 0)
+    stored = agent.training_step({**batch, "ref_logprobs": ref}, 0)
+    assert len(calls) == 1 and fresh.item() != 0
+    assert stored.item() == pytest.approx(fresh.item(), rel=1e-6)
+
+
 def test_lora_anchor_is_the_base_model(tiny_dir):
     model, tok = load_causal_lm(tiny_dir, lora={"r": 4, "alpha": 8, "dropout": 0.0, "target_modules": ["q_proj", "v_proj"]})
     sim = SimulatorModule(model, tok, compose(["model=tiny"]).simulator)
