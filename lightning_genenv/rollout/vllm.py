@@ -138,10 +138,11 @@ class _Host:
         base = model.get_base_model() if hasattr(model, "get_base_model") else model
         self._config_dir = tempfile.TemporaryDirectory(prefix="genenv-vllm-")
         base.config.save_pretrained(self._config_dir.name)  # config only: weights come by sync
+        from vllm.platforms import current_platform
+
         dtype = next(base.parameters()).dtype
-        device = next(base.parameters()).device
         kwargs = {}
-        if device.type == "cpu":
+        if current_platform.is_cpu():
             # On CPU vLLM counts the whole process's RSS (the trainer included) against
             # gpu_memory_utilization; give it the KV cache size explicitly instead.
             import psutil
