@@ -28,7 +28,8 @@
 Deliberately left out: vLLM's LoRA adapters (merged weights are pushed instead), sleep mode (vLLM
 implements it for CUDA only; on a GPU the colocated engines fit next to training with a small
 ``gpu_memory_utilization``), a separate vLLM server process, and tensor parallelism beyond what
-``tensor_parallel_size`` passes through (untested here: no GPU).
+``tensor_parallel_size`` passes through (untested here: no GPU), and contexts beyond 8,192 tokens
+(prompt + completion; ``max_model_len`` is capped there so that a small KV cache can hold one).
 """
 
 from __future__ import annotations
