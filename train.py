@@ -75,6 +75,10 @@ def write_rank_report(run_dir: Path, rank: int, agent, simulator, dm) -> None:
 def run(cfg) -> Path:
     """Run co-evolution on a composed config; returns the run directory."""
     start = time.perf_counter()
+    if cfg.rollout.backend == "vllm":  # fail in one line, before any model loads
+        from lightning_genenv.rollout.vllm import require_vllm
+
+        require_vllm()
     if cfg.strategy.cpu_offload and (cfg.strategy.accelerator == "cpu" or not torch.cuda.is_available()):
         raise ConfigError("strategy.cpu_offload=true offloads from GPUs to the CPU; it needs a GPU "
                           "(torch: 'Cannot access accelerator device when none is available')")

@@ -2,8 +2,10 @@
 # One-call check of the GPU paths on a single multi-GPU machine (H100/H200 class):
 #   bash bench/gpu_check.sh [model]     # model: a local HF dir or cached id; default: embedded
 # Runs one co-evolution epoch with bf16 on every visible GPU under single, DDP and FSDP2 (with and
-# without CPU offload), checks rank consistency, and prints a short table. Needs the project
-# installed (pip install -e .) and a CUDA build of torch. The vLLM rows come with the vLLM backend.
+# without CPU offload), checks rank consistency, then the vLLM backend: one bf16 epoch with
+# rollout=vllm (bf16 weights, so the colocated engine runs bf16 too) and the vLLM parity tests
+# (tests/test_vllm.py), and prints a short table. Needs the project installed with the vllm extra
+# (pip install -e ".[test,vllm]") and a CUDA build of torch; without vLLM its rows say SKIPPED.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 MODEL=${1:-embedded}
@@ -41,7 +43,20 @@ if [ "$NGPU" -ge 2 ]; then
 else
   run fsdp strategy=fsdp strategy.devices=1
 fi
+if python -c "import vllm" > /dev/null 2>&1; then
+  # bf16 weights: the engine starts in the model's dtype; 0.3 of the GPU for vLLM (weights + KV cache).
+  run vllm_bf16 strategy=single strategy.devices=1 rollout=vllm model.dtype=bfloat16 \
+      rollout.gpu_memory_utilization=0.3
+  start=$(date +%s)
+  if python -m pytest -q -p no:logging tests/test_vllm.py > "$OUT/vllm_parity.log" 2>&1; then
+    RESULT[vllm_parity]="ok $(( $(date +%s) - start ))s $(tail -1 "$OUT/vllm_parity.log")"
+  else
+    RESULT[vllm_parity]="FAILED (see $OUT/vllm_parity.log: $(tail -1 "$OUT/vllm_parity.log"))"
+  fi
+else
+  RESULT[vllm_bf16]="SKIPPED (vLLM not installed: pip install -e '.[vllm]')"
+fi
 echo
 echo "| run | result |"
 echo "|---|---|"
-for k in single ddp fsdp fsdp_offload; do [ -n "${RESULT[$k]:-}" ] && echo "| $k | ${RESULT[$k]} |"; done
+for k in single ddp fsdp fsdp_offload vllm_bf16 vllm_parity; do [ -n "${RESULT[$k]:-}" ] && echo "| $k | ${RESULT[$k]} |"; done

@@ -13,7 +13,9 @@
 ``on_train_epoch_end`` (after the agent's update and validation):
   5. the simulator's RWR update, run by its own Lightning trainer (re-entered each epoch, so its
      optimizer state and step counter carry over); skipped for ``curriculum=random``;
-  6. the rollout engines follow the new weights (``sync``).
+  6. the rollout engines follow the new weights (``sync``; also after every agent batch). An
+     external engine (vLLM) pushes them before its next generation; ``time/weight_sync`` is the
+     epoch's push time and ``rollout/weight_syncs`` their number.
 
 Under data parallelism each rank writes from its share of the seeds and attempts its share of
 the tasks; the results are gathered so that every rank holds the same pools and groups, rank 0
@@ -72,12 +74,16 @@ class CoEvolutionCallback(L.Callback):
         cfg, dm = self.cfg, self.dm
         progress = trainer.is_global_zero and cfg.trainer.enable_progress_bar
         self.agent_engine = build_engine(cfg.rollout.backend, agent.model, agent.tokenizer,
-                                         cfg.rollout.batch_size, progress)
+                                         cfg.rollout.batch_size, progress, cfg.rollout)
         self.sim_engine = None
-        if self.sim is not None:
+        if self.sim is not None:  # vllm: one shared engine when both players have one architecture
             self.sim_engine = build_engine(cfg.rollout.backend, self.sim.model, self.sim.tokenizer,
-                                           cfg.rollout.batch_size, progress)
+                                           cfg.rollout.batch_size, progress, cfg.rollout,
+                                           share_with=self.agent_engine)
         agent.engine = self.agent_engine
+        external = cfg.rollout.backend != "hf"  # an external sampler: correct for its log-probs
+        agent.is_cap = (cfg.rollout.vllm_importance_sampling_cap
+                        if external and cfg.rollout.vllm_importance_sampling_correction else None)
         agent.shots_for = lambda task: dm.family_examples(task, cfg.agent.num_shots)
         dm.rank, dm.world_size = trainer.global_rank, trainer.world_size
         per_step = trainer.world_size * dm.groups_per_optimizer_step
@@ -252,6 +258,11 @@ class CoEvolutionCallback(L.Callback):
         if batch_idx == 0:
             self._t_update = time.perf_counter()
 
+    def on_train_batch_end(self, trainer, agent, outputs, batch, batch_idx) -> None:
+        # After each (possible) optimizer update the engine must follow the agent's weights; an
+        # external engine pushes them lazily, before its next generation (validation, next epoch).
+        self.agent_engine.sync()
+
     def _mark(self, name: str) -> None:
         if name not in self.times and hasattr(self, "_t_update"):
             self.times[name] = time.perf_counter() - self._t_update
@@ -270,11 +281,14 @@ class CoEvolutionCallback(L.Callback):
             metrics["sim/kl_to_initial"] = self.sim.last_kl
             metrics["sim/kl_cap_hit_epoch"] = float(self.sim.kl_exceeded)
         self.times["simulator_update"] = time.perf_counter() - t0
-        t0 = time.perf_counter()
         self.agent_engine.sync()
         if self.sim_engine is not None:
             self.sim_engine.sync()
-        self.times["weight_sync"] = time.perf_counter() - t0
+        # Weight pushes into an external engine this epoch (they happen lazily, at generation).
+        pushes = [t for e in (self.agent_engine, self.sim_engine) if hasattr(e, "pop_sync_times")
+                  for t in e.pop_sync_times()]
+        self.times["weight_sync"] = sum(pushes)
+        metrics["rollout/weight_syncs"] = float(len(pushes))
         metrics.update({f"time/{k}": v for k, v in self.times.items()})
         metrics.update({f"sim/invalid/{k}": float(v) for k, v in sorted(self.invalid.items())})
         self._log(trainer, metrics)

@@ -12,8 +12,12 @@ log-probs with them (so the frozen reference runs once per rollout batch, not on
 Validation attempts each held-out task once, greedily, and logs ``val/score`` (mean ``R_agent``)
 and ``val/score/<family>``.
 
-Deliberately left out: multi-turn episodes, importance-sampling correction for an external
-sampler (the vLLM backend adds it), and entropy bonuses.
+With an external sampler (``rollout=vllm``) whose log-probs differ slightly from the trainer's,
+``is_cap`` (set by the co-evolution callback from ``rollout.vllm_importance_sampling_*``) turns on
+TRL's per-token truncated importance-sampling correction
+(:func:`lightning_genenv.losses.truncated_is_weights`).
+
+Deliberately left out: multi-turn episodes and entropy bonuses.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ from collections import defaultdict
 
 import torch
 
-from lightning_genenv.losses import grpo_loss, masked_mean
+from lightning_genenv.losses import grpo_loss, masked_mean, truncated_is_weights
 from lightning_genenv.policy import PolicyModule
 from lightning_genenv.prompts import agent_messages
 from lightning_genenv.rewards import agent_reward
@@ -40,6 +44,7 @@ class AgentModule(PolicyModule):
         self.accumulate_grad_batches = accumulate_grad_batches
         self.engine = None  # set by the co-evolution callback; used for validation rollouts
         self.shots_for = None  # task -> few-shot examples, set by the callback
+        self.is_cap: float | None = None  # truncated IS correction for an external sampler (vLLM)
         self.val_samples: list[dict] = []
 
     # ------------------------------------------------------------------ prompts
@@ -58,16 +63,23 @@ class AgentModule(PolicyModule):
         if num_items is not None:  # Lightning divides by the accumulation steps; undo it for dapo
             num_items = num_items / self.accumulate_grad_batches
         mask = batch["completion_mask"]
+        sampler = batch["sampling_logprobs"].to(logp)
+        is_weights = None
+        if self.is_cap is not None:  # the trainer's old log-probs vs the sampler's
+            is_weights = truncated_is_weights(old, sampler, self.is_cap)
         loss, metrics = grpo_loss(
             logp, old, batch["advantages"].to(logp), mask, ref_logp=ref, beta=cfg.beta,
             epsilon=cfg.epsilon, epsilon_high=cfg.epsilon_high, loss_type=cfg.loss_type,
             max_completion_length=cfg.max_completion_length, num_items_in_batch=num_items,
-            use_bias_correction_kl=cfg.use_bias_correction_kl,
+            use_bias_correction_kl=cfg.use_bias_correction_kl, is_weights=is_weights,
         )
         n = batch["completion_ids"].size(0)
         log = {"agent/loss": loss.detach(), "agent/reward": batch["rewards"].mean(),
                "agent/completion_length": mask.sum(-1).mean(),
-               "agent/sampler_logprob_gap": masked_mean((logp.detach() - batch["sampling_logprobs"].to(logp)).abs(), mask)}
+               "agent/sampler_logprob_gap": masked_mean((logp.detach() - sampler).abs(), mask)}
+        if is_weights is not None:
+            log["agent/is_weight_mean"] = masked_mean(is_weights, mask)
+            log["agent/is_capped_fraction"] = masked_mean((is_weights >= self.is_cap).to(mask), mask)
         log.update({f"agent/{k}": v for k, v in metrics.items()})
         self.log_dict(log, on_step=True, on_epoch=False, batch_size=n)
         return loss

