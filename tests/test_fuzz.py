@@ -21,7 +21,7 @@ from lightning_genenv.parsing import (
 from lightning_genenv.tasks import validate_task
 from tests.test_parsing import QA_SEED, TOOL_SEED
 
-MAX_SECONDS = 0.25  # per parse, on a loaded 2-core machine; typical parses take microseconds
+MAX_SECONDS = 2.0  # per parse, with tracemalloc on, on a loaded 2-core machine; most take microseconds
 MAX_BYTES = 16 * 2**20  # traced peak per parse
 HOSTILE = [
     "__import__('os').system('rm -rf /')", "{{ 7*7 }}", "{% for x in y %}", "${jndi:ldap://x/a}",
