@@ -35,7 +35,6 @@ and the process's peak RSS (``VmHWM``: libraries, weights, reference copy and th
 from __future__ import annotations
 
 import argparse
-import copy
 import json
 import os
 import statistics

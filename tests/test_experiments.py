@@ -1,7 +1,6 @@
 """Every experiment preset composes and runs one tiny epoch; the static-augmentation script works."""
 
 import json
-from pathlib import Path
 
 import pytest
 

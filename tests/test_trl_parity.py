@@ -18,7 +18,6 @@ Skipped when trl is not installed (``pip install -e ".[bench]"``).
 from __future__ import annotations
 
 import copy
-from types import SimpleNamespace
 
 import pytest
 import torch
