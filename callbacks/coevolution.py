@@ -68,6 +68,7 @@ class CoEvolutionCallback(L.Callback):
         self._p_hats: list[float] = []
         self.ckpt_dir = Path(cfg.run_dir) / "checkpoints" if cfg.run_dir else None
         self._sim_resume: Path | None = None  # the simulator checkpoint to resume from, once
+        self._checkpoint_time: float | None = None  # the last save's, logged with the next epoch's metrics
 
     # ------------------------------------------------------------------ setup
     def setup(self, trainer: L.Trainer, agent, stage: str) -> None:
@@ -96,7 +97,7 @@ class CoEvolutionCallback(L.Callback):
     # ------------------------------------------------------------------ steps 1-4
     def on_train_epoch_start(self, trainer: L.Trainer, agent) -> None:
         cfg, dm, epoch = self.cfg, self.dm, trainer.current_epoch
-        self.times = {"checkpoint": self._checkpoint_time} if hasattr(self, "_checkpoint_time") else {}
+        self.times = {}
         seed_everything(cfg.seed * 1_000_003 + epoch, verbose=False)  # a resumed epoch samples alike
         dm.reseed(epoch)
         t0 = time.perf_counter()
@@ -136,8 +137,8 @@ class CoEvolutionCallback(L.Callback):
         metrics.update(stats)
         metrics["curriculum/unattempted_tasks"] = float(len(unattempted))  # valid, beyond tasks_per_epoch
         metrics.update({f"pools/{k}": float(v) for k, v in written.items()})
-        if "checkpoint" in self.times:  # the previous epoch's
-            metrics["time/checkpoint"] = self.times.pop("checkpoint")
+        if self._checkpoint_time is not None:  # the previous epoch's
+            metrics["time/checkpoint"] = self._checkpoint_time
         self.log_epoch(trainer, metrics, generated, groups)
 
     def candidate_tasks(self, seeds: list, epoch: int) -> list[dict]:
@@ -305,7 +306,7 @@ class CoEvolutionCallback(L.Callback):
         trainer.strategy.barrier()
         if trainer.is_global_zero:
             os.replace(tmp, last)
-        self._checkpoint_time = time.perf_counter() - t0  # logged with the next epoch's metrics
+        self._checkpoint_time = time.perf_counter() - t0
 
     # ------------------------------------------------------------------ logging and state
     def log_epoch(self, trainer, metrics, generated, groups) -> None:

@@ -82,7 +82,7 @@ class PoolLog:
         segment = {"epoch": epoch, "committed_at": time.time(), "pools": {}}
         for pool in POOLS:
             data = b"".join(encode(r) for r in new.get(pool, []))
-            start = self.segments[-1]["pools"][pool]["end"] if self.segments else 0
+            start = _end(self.segments, pool)
             path = self.path(pool)
             size = path.stat().st_size if path.exists() else 0
             if size < start:
@@ -141,43 +141,42 @@ class PoolLog:
             raise PoolError(f"{self.manifest_path} commits {len(self.segments)} epochs but the checkpoint "
                             f"expects {keep}: the pools folder is older than the checkpoint")
         segments, actions = self.segments[:keep], []
-        for pool in POOLS:
+        for pool in POOLS:  # verify; rebuild a damaged pool from the checkpoint, or cut back to what verifies
             path = self.path(pool)
             if not path.exists():
                 path.parent.mkdir(parents=True, exist_ok=True)
                 path.touch()
             good = self.verify(pool, segments)
-            if good < keep and records is not None:  # rebuild from the checkpoint's copy
+            if good < keep and records is not None:
                 data = b"".join(encode(r) for r in records[pool])
-                expected = segments[-1]["pools"][pool]["end"]
+                expected = _end(segments, pool)
                 if len(data) != expected:
                     raise PoolError(f"{path}: the checkpoint's {len(records[pool])} records do not match "
                                     f"the manifest ({expected} bytes); cannot repair")
                 actions.append(self._quarantine(pool, 0, f"a damaged file (segment {good} failed its checksum)"))
                 _fsync_write(path, data)
                 actions[-1]["action"] += f"; rebuilt {len(records[pool])} records from the checkpoint"
-                continue
-            if good < keep:  # no other copy: keep what verifies
+            elif good < len(segments):
                 segments = segments[:good]
                 actions.append({"pool": pool, "action": f"segment {good} (epoch {self.segments[good]['epoch']}) "
                                                         f"failed its checksum; cut back to {good} epochs"})
-            end = segments[-1]["pools"][pool]["end"] if segments else 0
-            if path.stat().st_size > end:
-                actions.append(self._quarantine(pool, end, "records past the last consistent epoch"))
-        if len(segments) < keep or keep < len(self.segments):
-            for pool in POOLS:  # a pool cut back further than the other: cut both to the same epoch
-                end = segments[-1]["pools"][pool]["end"] if segments else 0
-                if self.path(pool).stat().st_size > end:
-                    actions.append(self._quarantine(pool, end, "records past the last consistent epoch"))
+        for pool in POOLS:  # both pools end at the same, last consistent epoch
+            if self.path(pool).stat().st_size > _end(segments, pool):
+                actions.append(self._quarantine(pool, _end(segments, pool), "records past the last consistent epoch"))
+        if len(segments) < len(self.segments):
             self._commit(segments)
         return actions
 
     def load(self, pool: str) -> list[dict]:
         """The committed records of ``pool`` (call :meth:`recover` first)."""
-        end = self.segments[-1]["pools"][pool]["end"] if self.segments else 0
         with open(self.path(pool), "rb") as f:
-            data = f.read(end)
+            data = f.read(_end(self.segments, pool))
         return [json.loads(line) for line in data.decode("utf-8").splitlines()]
+
+
+def _end(segments: list[dict], pool: str) -> int:
+    """The byte offset where ``pool``'s last segment in ``segments`` ends (0 for none)."""
+    return segments[-1]["pools"][pool]["end"] if segments else 0
 
 
 class PoolError(RuntimeError):
@@ -193,7 +192,7 @@ def main(argv: list[str] | None = None) -> int:
         log = PoolLog(args.run_dir / "pools")
         bad = {p: log.verify(p) for p in POOLS}
         sizes = {p: log.path(p).stat().st_size if log.path(p).exists() else 0 for p in POOLS}
-        end = {p: log.segments[-1]["pools"][p]["end"] if log.segments else 0 for p in POOLS}
+        end = {p: _end(log.segments, p) for p in POOLS}
         ok = all(bad[p] == len(log.segments) and sizes[p] == end[p] for p in POOLS)
         print(f"{len(log.segments)} committed epochs; {log.counts()} records; "
               + ("consistent" if ok else f"intact segments {bad}, bytes on disk {sizes} vs committed {end}"))
