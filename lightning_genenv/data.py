@@ -34,6 +34,8 @@ import torch
 from torch.utils.data import DataLoader, Dataset
 
 from lightning_genenv.pools import POOLS, PoolLog
+from lightning_genenv.prompts import FamilyResults
+from lightning_genenv.rewards import success_rate
 from lightning_genenv.tasks import DataError, Task, iter_jsonl, read_tasks
 
 
@@ -85,11 +87,12 @@ def collate_groups(groups: list[Group], pad_id: int, mask_truncated: bool = Fals
         raise ValueError("all groups in a batch need the same number of completions")
     batch = pad_batch([g.prompt_ids for g in groups], [c for g in groups for c in g.completion_ids], pad_id)
     width = batch["completion_mask"].size(1)
+    batch["truncated"] = torch.tensor([t for g in groups for t in g.truncated], dtype=torch.bool)
     if mask_truncated:
-        truncated = torch.tensor([t for g in groups for t in g.truncated], dtype=torch.bool)
-        batch["completion_mask"][truncated] = 0
+        batch["completion_mask"][batch["truncated"]] = 0
     batch["advantages"] = torch.tensor([a for g in groups for a in g.advantages], dtype=torch.float32)
     batch["rewards"] = torch.tensor([r for g in groups for r in g.rewards], dtype=torch.float32)
+    batch["completion_lengths"] = torch.tensor([len(c) for g in groups for c in g.completion_ids])
     batch["sampling_logprobs"] = _pad_float([lp for g in groups for lp in g.logprobs], width)
     if groups[0].old_logprobs is not None:
         batch["old_logprobs"] = _pad_float([lp for g in groups for lp in g.old_logprobs], width)
@@ -145,6 +148,7 @@ class GenEnvDataModule(L.LightningDataModule):
         self.val: list[Task] = []
         self.d_train: list[dict] = []
         self.d_env: list[dict] = []
+        self.results: dict[str, dict] = {}  # family -> the agent's latest results (FamilyResults as JSON)
         self.epoch_groups: list[Group] = []
         self.sim_records: list[dict] = []
         self.static_tasks: list[Task] = []  # GenEnv-Static / offline-teacher task set
@@ -217,6 +221,29 @@ class GenEnvDataModule(L.LightningDataModule):
         picked = self.rng.sample(generated, min(k, len(generated)))
         return [Task.from_dict(r["task"]) for r in picked]
 
+    def record_results(self, groups: list[Group], threshold: float) -> None:
+        """The epoch's attempts become each family's latest results, which the simulator's prompt is
+        conditioned on: the success rate over all attempts, the first task solved at least once and
+        the first never solved."""
+        by_family: dict[str, list[Group]] = {}
+        for g in groups:
+            by_family.setdefault(g.task.family, []).append(g)
+        for family, gs in by_family.items():
+            rates = [success_rate(g.rewards, threshold) for g in gs]
+            solved = next((g.task.to_dict() for g, p in zip(gs, rates) if p > 0), None)
+            unsolved = next((g.task.to_dict() for g, p in zip(gs, rates) if p == 0), None)
+            self.results[family] = {"success_rate": sum(p * len(g.rewards) for g, p in zip(gs, rates))
+                                    / sum(len(g.rewards) for g in gs),
+                                    "attempts": sum(len(g.rewards) for g in gs),
+                                    "solved": solved, "unsolved": unsolved}
+
+    def family_results(self, family: str) -> FamilyResults | None:
+        r = self.results.get(family)
+        if r is None:
+            return None
+        task = lambda d: Task.from_dict(d) if d is not None else None  # noqa: E731
+        return FamilyResults(family, r["success_rate"], r["attempts"], task(r["solved"]), task(r["unsolved"]))
+
     def add_train_records(self, records: list[dict]) -> None:
         self.d_train.extend(records)
 
@@ -238,11 +265,13 @@ class GenEnvDataModule(L.LightningDataModule):
 
     def state_dict(self) -> dict:
         return {"d_train": self.d_train, "d_env": self.d_env, "committed": dict(self.committed),
+                "results": self.results,
                 "segments": len(self.pool_log.segments) if self.pool_log else 0}
 
     def load_state_dict(self, state: dict) -> None:
         """Restore both pools from a checkpoint; on rank 0, repair the log to the checkpoint's epochs."""
         self.d_train, self.d_env = state["d_train"], state["d_env"]
+        self.results = state.get("results", {})
         self.committed = dict(state["committed"])
         if self.pool_log is not None and self.rank == 0:
             self.repairs = self.pool_log.recover(state["segments"], {p: getattr(self, p) for p in POOLS})

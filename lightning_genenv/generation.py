@@ -14,16 +14,20 @@ from collections import Counter
 from typing import Callable
 
 from lightning_genenv.parsing import parse_simulator_output
-from lightning_genenv.prompts import simulator_messages, simulator_prefix
+from lightning_genenv.prompts import FamilyResults, simulator_messages, simulator_prefix
 from lightning_genenv.rollout import RolloutEngine, SamplingParams, encode_chat
 from lightning_genenv.tasks import Task
 
 
 def write_tasks(engine: RolloutEngine, tokenizer, seeds: list[Task], examples_for: Callable[[Task], list[Task]],
-                sim_cfg, epoch: int, invalid: Counter, num_variations: int | None = None) -> list[dict]:
-    """``num_variations`` (default ``sim_cfg.num_variations``) generations per seed, as records."""
+                sim_cfg, epoch: int, invalid: Counter, num_variations: int | None = None,
+                results_for: Callable[[str], FamilyResults | None] = lambda family: None,
+                alpha: float | None = None) -> list[dict]:
+    """``num_variations`` (default ``sim_cfg.num_variations``) generations per seed, as records.
+    ``results_for(family)`` gives the agent's recent results that the prompt is conditioned on."""
     n = num_variations or sim_cfg.num_variations
-    prompts = [encode_chat(tokenizer, simulator_messages(s, examples_for(s)), simulator_prefix(s)) for s in seeds]
+    prompts = [encode_chat(tokenizer, simulator_messages(s, examples_for(s), results_for(s.family), alpha),
+                           simulator_prefix(s)) for s in seeds]
     params = SamplingParams(n=n, temperature=sim_cfg.temperature, top_p=sim_cfg.top_p,
                             max_new_tokens=sim_cfg.max_completion_length)
     records = []

@@ -12,8 +12,12 @@ that model writes a valid tool call about half the time (FACTS.md).
   append :func:`simulator_prefix` so the assistant turn starts inside the JSON object; parse
   ``prefix + generated_text`` with :func:`parsing.parse_simulator_output`.
 
-Deliberately left out: conditioning the simulator on the agent's recent results for the family
-(GENENV.md §1 calls it optional), multi-turn tool execution (one call per task), per-model prompt
+The simulator is conditioned on the agent's historical performance (GENENV.md §1): with
+:class:`FamilyResults`, its prompt carries the agent's recent success rate on the family, one task it
+solved and one it failed, and a nudge toward the target rate ``α`` (harder when it solves more than
+``α``, easier when less).
+
+Deliberately left out: multi-turn tool execution (one call per task), per-model prompt
 variants, and any filtering of shots: the caller picks shots of the task's family and output format
 and keeps the task itself out of them.
 """
@@ -21,12 +25,24 @@ and keeps the task itself out of them.
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any
 
 from lightning_genenv.parsing import call_to_json, task_to_simulator_json
 from lightning_genenv.tasks import Task
 
 Message = dict[str, str]
+
+
+@dataclass(frozen=True)
+class FamilyResults:
+    """The agent's most recent results on one task family: what the simulator is conditioned on."""
+
+    family: str
+    success_rate: float  # share of successful attempts
+    attempts: int
+    solved: Task | None  # a task the agent solved at least once
+    unsolved: Task | None  # a task the agent never solved
 
 _TOOL_FORMAT = '<tool_call>{"name":"TOOL_NAME","arguments":{"ARGUMENT":"VALUE"}}</tool_call>'
 _ANSWER_FORMAT = "<answer>ANSWER</answer>"
@@ -42,6 +58,11 @@ def gold_completion(task: Task) -> str:
     if task.check == "tool_call":
         return f"<tool_call>{call_to_json(task.answer)}</tool_call>"
     return f"<answer>{str(task.answer).strip()}</answer>"
+
+
+def gold_lengths(tasks: list[Task], tokenizer) -> list[int]:
+    """Tokens of each task's gold completion, EOS included: what ``max_completion_length`` must hold."""
+    return [len(tokenizer(gold_completion(t), add_special_tokens=False)["input_ids"]) + 1 for t in tasks]
 
 
 def _agent_system(task: Task) -> str:
@@ -124,14 +145,32 @@ def _simulator_system(seed: Task) -> str:
     )
 
 
-def simulator_messages(seed: Task, examples: list[Task]) -> list[Message]:
-    """Instructions and tools, then the seed and examples as JSON lines (seed first)."""
+def results_text(results: FamilyResults, alpha: float) -> str:
+    """The agent's recent results on the family, as the simulator reads them."""
+    lines = [f"The assistant recently solved {results.success_rate:.0%} of {results.attempts} attempts "
+             f"at {results.family} tasks."]
+    if results.solved is not None:
+        lines.append(f"A task it solved: {task_to_simulator_json(results.solved)}")
+    if results.unsolved is not None:
+        lines.append(f"A task it failed: {task_to_simulator_json(results.unsolved)}")
+    if results.success_rate > alpha + 0.1:
+        lines.append("Make the new task a little harder.")
+    elif results.success_rate < alpha - 0.1:
+        lines.append("Make the new task a little easier.")
+    return "\n".join(lines)
+
+
+def simulator_messages(seed: Task, examples: list[Task], results: FamilyResults | None = None,
+                       alpha: float | None = None) -> list[Message]:
+    """Instructions and tools, then the seed and examples as JSON lines (seed first), then the agent's
+    recent results on the family when there are any (``alpha``, the target success rate, is then required)."""
     lines = [task_to_simulator_json(seed)]
     lines += [task_to_simulator_json(e) for e in examples if e.id != seed.id]
+    history = f"{results_text(results, alpha)}\n" if results is not None else ""
     user = (
         f"Examples of {seed.family} tasks:\n"
         + "\n".join(lines)
-        + "\nWrite one new task like the first example, with different values."
+        + f"\n{history}Write one new task like the first example, with different values."
     )
     return [
         {"role": "system", "content": _simulator_system(seed)},

@@ -20,7 +20,7 @@ Runs are labelled by their directory name. A group's curve is the mean over its 
 
 Written to ``--out`` (default ``<run_dir>/report`` for one run, else ``./report``):
 ``p_hat.png`` (``p̂`` mean per epoch, the ``α ± band`` band shaded), ``in_band.png``,
-``response_length.png``, ``val_score.png``, ``data_efficiency.png`` (val score against
+``response_length.png``, ``val_score.png``, ``val_reward.png`` (sampled), ``data_efficiency.png`` (val score against
 ``curriculum/synthetic_tasks_used``, one line per run), ``valid_rate.png``, ``kl.png`` (agent KL to
 the reference per agent step; simulator KL to its initial weights per epoch), ``kl_simulator.png``
 (``sim/kl`` per simulator step), ``family_<group>.png`` (``p̂`` and val score per task family) and
@@ -61,6 +61,7 @@ SUMMARY_KEYS = [
     ("curriculum/p_hat_mean", "p̂ mean"),
     ("curriculum/in_band_fraction", "in-band fraction"),
     ("val/score", "val score"),
+    ("val/reward_mean", "val reward (sampled)"),
     ("rollout/response_length", "response length"),
     ("sim/valid_rate", "valid rate"),
 ]
@@ -450,7 +451,9 @@ def plot_all(groups: list[Group], out: Path) -> list[Path]:
         _epoch_plot(out, "response_length.png", groups, "rollout/response_length", "tokens",
                     "Agent response length (mean over rollouts)"),
         _epoch_plot(out, "val_score.png", groups, "val/score", "validation score",
-                    "Validation score (held-out tasks)"),
+                    "Greedy validation score (held-out tasks; epoch -1: before training)"),
+        _epoch_plot(out, "val_reward.png", groups, "val/reward_mean", "mean reward",
+                    "Sampled validation reward (held-out tasks; epoch -1: before training)"),
         _epoch_plot(out, "valid_rate.png", groups, "sim/valid_rate", "valid fraction",
                     "Simulator generations that parse and validate", ylim=(-0.05, 1.05)),
     ]

@@ -59,7 +59,7 @@ def test_datamodule_pools_append_and_restore_from_state(tmp_path):
     cfg = compose(["model=tiny", "data.families=[weather]"])
     dm = GenEnvDataModule(cfg.data, cfg.agent, pad_id=0, run_dir=tmp_path)
     dm.setup()
-    assert {t.family for t in dm.base} == {"weather"} and len(dm.val) <= cfg.data.num_val
+    assert {t.family for t in dm.base} == {"weather"} == {t.family for t in dm.val}  # num_val=0: every held-out task
     dm.add_env_records([{"epoch": 0, "task": None, "reason": "not_json"}])
     counts = dm.save_pools(0)
     assert counts == {"d_train": len(dm.base), "d_env": 1}
@@ -116,3 +116,22 @@ def test_write_jsonl_atomic_replaces(tmp_path):
     write_jsonl_atomic(p, [{"a": 1}])
     write_jsonl_atomic(p, [{"a": 2}, {"a": 3}])
     assert [json.loads(line)["a"] for line in p.read_text().splitlines()] == [2, 3]
+
+
+def test_record_results_keeps_each_familys_latest_rate_and_examples():
+    cfg = compose(["model=tiny"])
+    dm = GenEnvDataModule(cfg.data, cfg.agent, pad_id=0)
+    solved, failed = _group(0), _group(1)
+    failed.rewards = [0.0, 0.0]
+    other = _group(2)
+    other.task = _task(2, family="maps")
+    dm.record_results([failed, solved, other], threshold=1.0)
+    r = dm.family_results("weather")
+    assert r.success_rate == 0.25 and r.attempts == 4  # 1 success in 2 + 2 attempts
+    assert r.solved.id == "t0" and r.unsolved.id == "t1"
+    assert dm.family_results("maps").unsolved is None and dm.family_results("email") is None
+    dm.record_results([failed], threshold=1.0)  # a later epoch replaces the family's results
+    assert dm.family_results("weather").success_rate == 0.0 and dm.family_results("weather").solved is None
+    restored = GenEnvDataModule(cfg.data, cfg.agent, pad_id=0)
+    restored.load_state_dict(json.loads(json.dumps(dm.state_dict())))
+    assert restored.family_results("weather") == dm.family_results("weather")

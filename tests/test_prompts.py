@@ -14,6 +14,7 @@ from lightning_genenv.parsing import (
     task_to_simulator_json,
 )
 from lightning_genenv.prompts import (
+    FamilyResults,
     agent_messages,
     gold_completion,
     simulator_messages,
@@ -160,6 +161,19 @@ def test_simulator_messages_tool_seed():
     json_lines = [line for line in user.splitlines() if line.startswith("{")]
     assert json_lines == [task_to_simulator_json(t) for t in TOOL_TASKS[:3]]  # seed first, no duplicate
     assert "currency" in user
+
+
+@pytest.mark.parametrize("rate,nudge", [(0.9, "harder"), (0.1, "easier"), (0.5, None)])
+def test_simulator_messages_carry_the_familys_recent_results(rate, nudge):
+    results = FamilyResults("currency", rate, 24, solved=TOOL_TASKS[1], unsolved=TOOL_TASKS[2])
+    plain = simulator_messages(TOOL_TASKS[0], TOOL_TASKS[1:2])
+    user = simulator_messages(TOOL_TASKS[0], TOOL_TASKS[1:2], results, alpha=0.5)[1]["content"]
+    assert f"solved {rate:.0%} of 24 attempts" in user
+    assert f"A task it solved: {task_to_simulator_json(TOOL_TASKS[1])}" in user
+    assert f"A task it failed: {task_to_simulator_json(TOOL_TASKS[2])}" in user
+    assert ("harder" in user, "easier" in user) == (nudge == "harder", nudge == "easier")
+    assert user.endswith(plain[1]["content"].splitlines()[-1])  # the instruction still comes last
+    assert "recently solved" not in plain[1]["content"]
 
 
 def test_simulator_messages_qa_seed():

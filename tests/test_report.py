@@ -17,7 +17,7 @@ import train
 from lightning_genenv import report
 from tests.test_train_e2e import TINY_ARGS
 
-PLOTS = ["p_hat.png", "in_band.png", "response_length.png", "val_score.png", "data_efficiency.png",
+PLOTS = ["p_hat.png", "in_band.png", "response_length.png", "val_score.png", "val_reward.png", "data_efficiency.png",
          "valid_rate.png", "kl.png", "kl_simulator.png"]
 RUNS = {"genenv_s0": ["seed=0"], "genenv_s1": ["seed=1"], "random_s0": ["seed=0", "curriculum=random"]}
 

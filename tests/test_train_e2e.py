@@ -23,7 +23,7 @@ TINY_ARGS = ["data.families=[weather,qa_arith]", "data.num_val=4", "data.seeds_p
              "data.tasks_per_epoch=8", "data.replay_per_epoch=2", "simulator.num_variations=2", "agent.num_generations=4",
              "agent.max_completion_length=40", "agent.learning_rate=1e-3", "simulator.learning_rate=1e-3",
              "simulator.max_completion_length=48", "simulator.kl_max=10.0", "trainer.max_epochs=2",
-             "trainer.enable_progress_bar=false", "model.lora.enabled=false",
+             "trainer.enable_progress_bar=false", "model.lora.enabled=false", "rollout=hf",
              "curriculum.k_min=0.0"]  # every valid generated task trains the simulator
 
 
@@ -70,14 +70,24 @@ def test_pools_written_and_consistent(run_dir):
 def test_tensorboard_has_every_curve(run_dir):
     agent = _scalars(run_dir / "tb" / "agent")
     tags = set(agent.Tags()["scalars"])
-    for key in ["agent/loss", "agent/reward", "agent/kl", "agent/clip_ratio/region", "agent/completion_length",
-                "rollout/reward/generated", "rollout/response_length", "curriculum/p_hat_mean",
+    trl_names = ["agent/reward", "agent/reward_std", "agent/frac_reward_zero_std", "agent/entropy",
+                 "agent/completions/min_length", "agent/completions/mean_length", "agent/completions/max_length",
+                 "agent/completions/clipped_ratio", "agent/kl", "agent/clip_ratio/low", "agent/clip_ratio/high",
+                 "agent/clip_ratio/region", "agent/learning_rate", "agent/grad_norm"]
+    for key in ["agent/loss", *trl_names,
+                "rollout/reward/generated", "rollout/response_length", "rollout/frac_reward_zero_std",
+                "curriculum/p_hat_mean", "curriculum/attempted_tasks",
                 "curriculum/in_band_fraction", "curriculum/r_env_mean", "sim/valid_rate",
                 "time/generate_tasks", "time/agent_rollouts", "time/agent_update", "time/simulator_update",
-                "time/validation", "val/score", "sim/kl_to_initial"]:
+                "rollout/tokens_per_second/agent", "rollout/tokens_per_second/simulator", "train/tokens_per_second",
+                "time/validation", "val/score", "val/reward_mean", "val/score/weather", "val/reward_mean/qa_arith",
+                "sim/kl_to_initial"]:
         assert key in tags, key
     assert any(t.startswith("sim/invalid/") for t in tags) or agent.Scalars("sim/valid_rate")[-1].value == 1.0
-    assert len(agent.Scalars("val/score")) == 2
+    # before the first update (step 0), then after each of the 2 epochs
+    for key in ("val/score", "val/reward_mean"):
+        steps = [e.step for e in agent.Scalars(key)]
+        assert len(steps) == 3 and steps[0] == 0 < steps[1] < steps[2], (key, steps)
     assert "curriculum/p_hat" in agent.Tags()["histograms"]
     assert {"samples/simulator/text_summary", "samples/agent/text_summary"} <= set(agent.Tags()["tensors"])
     sim = _scalars(run_dir / "tb" / "simulator")
@@ -118,3 +128,26 @@ def test_random_curriculum_with_num_iterations(tmp_path, tiny_dir):
     assert summary["simulator_epochs"] == 0
     assert summary["agent_steps"] == 8 * 2 // (2 * 2)  # groups x iterations / (groups per step x accumulation)
     assert not (out / "tb" / "simulator").exists()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("fraction", [0.0, 0.5])
+def test_generated_fraction_sets_the_batch_mix(tmp_path, tiny_sft_dir, fraction):
+    """data.generated_fraction caps the generated (and replayed) share of the agent's batch; base
+    tasks fill the rest; every valid generated task is still attempted (its p̂ trains the simulator)."""
+    out = tmp_path / "run"
+    args = [f"model.agent={tiny_sft_dir}", f"model.simulator={tiny_sft_dir}", f"run_dir={out}", *TINY_ARGS,
+            f"data.generated_fraction={fraction}", "trainer.save_hf=false", "trainer.val_before_training=false"]
+    train.main(args)
+    agent = _scalars(out / "tb" / "agent")
+    per_epoch = {k: [e.value for e in agent.Scalars(f"rollout/num_tasks/{k}")] for k in ("generated", "replay", "base")}
+    attempted = [e.value for e in agent.Scalars("curriculum/attempted_tasks")]
+    share = round(fraction * 8)
+    for gen, rep, base, att in zip(per_epoch["generated"], per_epoch["replay"], per_epoch["base"], attempted):
+        assert gen + rep <= share and gen + rep + base == 8 and gen <= att
+    if fraction == 0.0:
+        assert per_epoch["base"] == [8.0, 8.0] and sum(attempted) > 0
+    else:
+        assert sum(per_epoch["generated"]) > 0, "the format-trained simulator's tasks never reached the batch"
+    assert "val/score" in agent.Tags()["scalars"]
+    assert all(e.step > 0 for e in agent.Scalars("val/score")), "val_before_training=false must skip step 0"

@@ -3,7 +3,47 @@
 from lightning_genenv.rollout.base import RolloutEngine, Sample, SamplingParams, encode_chat
 from lightning_genenv.rollout.hf import HFEngine
 
-BACKENDS = ("hf", "vllm")
+BACKENDS = ("auto", "hf", "vllm")
+
+# vLLM's CPU attention kernels take head sizes from 32 up (the tiny test model has 16).
+CPU_MIN_HEAD_DIM = 32
+
+
+def choose_backend(requested: str, models: list[tuple[str, int]], processes: int = 1,
+                   gpu: bool = False) -> tuple[str, str]:
+    """The backend that ``rollout.backend`` resolves to, and why, as ``(backend, reason)``.
+
+    ``auto`` (the default) is vLLM when it imports and can run every model of the run (``models``:
+    ``(architecture, head size)`` of each, see :func:`describe`), in a single process on CPU (vLLM's
+    multi-rank colocate mode is untested on CPU ranks), and the transformers backend otherwise.
+    ``hf`` or ``vllm`` is kept as it is."""
+    if requested != "auto":
+        return requested, f"rollout.backend={requested} was set"
+    if processes > 1 and not gpu:
+        return "hf", f"{processes} CPU processes: vLLM's colocated multi-rank mode is GPU-only here"
+    from lightning_genenv.rollout.vllm import require_vllm, unsupported_architectures
+
+    try:
+        require_vllm()
+    except Exception as e:  # ConfigError with the import failure and the install hint
+        return "hf", str(e).replace("rollout.backend=vllm needs vLLM, which", "vLLM")
+    archs = sorted({arch for arch, _ in models})
+    missing = unsupported_architectures(archs)
+    if missing:
+        return "hf", f"vLLM does not support the architecture {', '.join(missing)}"
+    small = min(head for _, head in models)
+    if small < CPU_MIN_HEAD_DIM and not gpu:
+        return "hf", f"vLLM's CPU attention needs head size >= {CPU_MIN_HEAD_DIM}, the model has {small}"
+    return "vllm", f"vLLM imports and supports {', '.join(archs)}"
+
+
+def describe(model) -> tuple[str, int]:
+    """``(architecture, attention head size)`` of a (possibly PEFT-wrapped) Hugging Face model."""
+    base = model.get_base_model() if hasattr(model, "get_base_model") else model
+    config = base.config
+    arch = (getattr(config, "architectures", None) or [type(base).__name__])[0]
+    head = getattr(config, "head_dim", None) or config.hidden_size // config.num_attention_heads
+    return arch, head
 
 
 def build_engine(backend: str, model, tokenizer, batch_size: int, progress: bool = True,
@@ -12,6 +52,8 @@ def build_engine(backend: str, model, tokenizer, batch_size: int, progress: bool
 
     ``vllm`` needs ``rollout_cfg`` (the ``rollout`` config group); ``share_with`` is another vLLM
     engine whose ``vllm.LLM`` this policy may share when the architectures match."""
+    if backend == "auto":  # resolved (and printed) by train.py; direct callers get the same choice
+        backend, _ = choose_backend(backend, [describe(model)])
     if backend == "hf":
         return HFEngine(model, tokenizer, batch_size=batch_size, progress=progress)
     if backend == "vllm":
@@ -21,4 +63,5 @@ def build_engine(backend: str, model, tokenizer, batch_size: int, progress: bool
     raise ValueError(f"rollout.backend={backend!r}: unknown backend (available: {', '.join(BACKENDS)})")
 
 
-__all__ = ["RolloutEngine", "Sample", "SamplingParams", "HFEngine", "build_engine", "encode_chat", "BACKENDS"]
+__all__ = ["RolloutEngine", "Sample", "SamplingParams", "HFEngine", "build_engine", "choose_backend", "describe",
+           "encode_chat", "BACKENDS"]

@@ -58,6 +58,14 @@ def require_vllm() -> None:
                           f"({type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}): {INSTALL_HINT}") from None
 
 
+def unsupported_architectures(architectures: list[str]) -> list[str]:
+    """The architectures (Hugging Face ``config.architectures`` names) that vLLM cannot run."""
+    from vllm import ModelRegistry
+
+    supported = set(ModelRegistry.get_supported_archs())
+    return sorted({a for a in architectures if a not in supported})
+
+
 def _full(t: torch.Tensor) -> torch.Tensor:
     """A full tensor: FSDP2's DTensor shards are gathered (a collective), plain tensors pass through."""
     return t.full_tensor() if hasattr(t, "full_tensor") else t

@@ -1,0 +1,36 @@
+"""Training metrics as pure functions of a GRPO batch, under TRL's GRPOTrainer names.
+
+TRL logs these per generation batch; we log them per optimizer micro-batch under ``agent/``, and the
+co-evolution callback logs the epoch's equivalents under ``rollout/``.
+
+Deliberately left out: TRL's per-reward-function columns (there is one reward, ``R_agent``).
+"""
+
+from __future__ import annotations
+
+import torch
+
+
+def group_reward_stats(rewards: torch.Tensor, num_generations: int) -> dict[str, torch.Tensor]:
+    """``reward`` (mean), ``reward_std`` (mean of the per-group std, as TRL) and
+    ``frac_reward_zero_std`` (share of groups whose ``n`` rewards are all equal: no advantage, no
+    gradient) of a flat ``[G*n]`` reward vector ordered group by group."""
+    groups = rewards.float().view(-1, num_generations)
+    std = groups.std(dim=1) if num_generations > 1 else torch.zeros(groups.size(0))
+    return {"reward": groups.mean(), "reward_std": std.mean(),
+            "frac_reward_zero_std": (std < 1e-6).float().mean()}
+
+
+def completion_stats(lengths: torch.Tensor, truncated: torch.Tensor) -> dict[str, torch.Tensor]:
+    """``completions/{min,mean,max}_length`` in tokens and ``completions/clipped_ratio`` (the share
+    that hit ``max_completion_length`` without EOS)."""
+    lengths = lengths.float()
+    return {"completions/min_length": lengths.min(), "completions/mean_length": lengths.mean(),
+            "completions/max_length": lengths.max(), "completions/clipped_ratio": truncated.float().mean()}
+
+
+def rollout_metrics(batch: dict, num_generations: int, prefix: str = "agent/") -> dict[str, torch.Tensor]:
+    """Reward and completion statistics of a collated GRPO batch (:func:`data.collate_groups`)."""
+    stats = {**group_reward_stats(batch["rewards"], num_generations),
+             **completion_stats(batch["completion_lengths"], batch["truncated"])}
+    return {prefix + k: v for k, v in stats.items()}
