@@ -51,7 +51,7 @@ from lightning_genenv.data import Group, collate_groups
 from lightning_genenv.distributed import gather, shard
 from lightning_genenv.losses import group_advantages
 from lightning_genenv.metrics import group_reward_stats
-from lightning_genenv.prompts import gold_lengths
+from lightning_genenv.prompts import length_warning
 from lightning_genenv.generation import static_records, write_tasks
 from lightning_genenv.rewards import ENV_REWARDS, agent_reward, passes_filter, rwr_weights, success_rate
 from lightning_genenv.rollout import HFEngine, SamplingParams, build_engine
@@ -91,12 +91,9 @@ class CoEvolutionCallback(L.Callback):
                         if external and cfg.rollout.vllm_importance_sampling_correction else None)
         agent.shots_for = lambda task: dm.family_examples(task, cfg.agent.num_shots)
         dm.rank, dm.world_size = trainer.global_rank, trainer.world_size
-        lengths = gold_lengths(dm.base + dm.val, agent.tokenizer)
-        too_long = sum(n > cfg.agent.max_completion_length for n in lengths)
-        if too_long:  # those tasks can never be solved: the agent's answer is cut off
-            rank_zero_warn(f"{too_long} of {len(lengths)} tasks have a gold completion longer than "
-                           f"agent.max_completion_length={cfg.agent.max_completion_length} tokens; "
-                           f"agent.max_completion_length={max(lengths)} would fit them all")
+        warning = length_warning(dm.base + dm.val, agent.tokenizer, cfg.agent.max_completion_length)
+        if warning:
+            rank_zero_warn(warning)
         per_step = trainer.world_size * dm.groups_per_optimizer_step
         if cfg.data.tasks_per_epoch % per_step or cfg.data.seeds_per_epoch % trainer.world_size:
             raise ConfigError(
@@ -135,7 +132,7 @@ class CoEvolutionCallback(L.Callback):
         share = round(cfg.data.generated_fraction * cfg.data.tasks_per_epoch)
         nearest = sorted((abs(r["p_hat"] - cfg.curriculum.alpha), i) for i, r in enumerate(valid) if r["trained_on"])
         kept = [attempted[i] for _, i in nearest[:share]]  # closest to α first: the most informative groups
-        replay = dm.replay_tasks(min(cfg.data.replay_per_epoch, share - len(kept)))
+        replay = dm.replay_tasks(min(cfg.data.replay_per_epoch, share - len(kept)), before_epoch=epoch)
         base = dm.sample_seeds(cfg.data.tasks_per_epoch - len(kept) - len(replay))
         groups = kept + self.attempt(agent, replay + base)
         self.times["agent_rollouts"] = time.perf_counter() - t0 - self.times["reward_scoring"]

@@ -216,8 +216,10 @@ class GenEnvDataModule(L.LightningDataModule):
                 and t.question != task.question]
         return random.Random(task.id).sample(same, min(k, len(same)))
 
-    def replay_tasks(self, k: int) -> list[Task]:
-        generated = [r for r in self.d_train if r["source"] == "generated"]
+    def replay_tasks(self, k: int, before_epoch: int) -> list[Task]:
+        """``k`` generated tasks of D_train from epochs before ``before_epoch`` (this epoch's own new
+        tasks are in the batch already)."""
+        generated = [r for r in self.d_train if r["source"] == "generated" and r["epoch"] < before_epoch]
         picked = self.rng.sample(generated, min(k, len(generated)))
         return [Task.from_dict(r["task"]) for r in picked]
 

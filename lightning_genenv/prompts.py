@@ -65,6 +65,18 @@ def gold_lengths(tasks: list[Task], tokenizer) -> list[int]:
     return [len(tokenizer(gold_completion(t), add_special_tokens=False)["input_ids"]) + 1 for t in tasks]
 
 
+def length_warning(tasks: list[Task], tokenizer, max_completion_length: int) -> str | None:
+    """A one-line warning when some gold completions cannot fit in ``max_completion_length`` tokens
+    (those tasks can never be solved: the answer is cut off), saying how many and what would fit."""
+    lengths = gold_lengths(tasks, tokenizer)
+    too_long = sum(n > max_completion_length for n in lengths)
+    if not too_long:
+        return None
+    return (f"{too_long} of {len(lengths)} tasks have a gold completion longer than agent.max_completion_length="
+            f"{max_completion_length} tokens and cannot be solved; agent.max_completion_length={max(lengths)} "
+            "would fit them all")
+
+
 def _agent_system(task: Task) -> str:
     if task.check == "tool_call":
         tools = "\n".join(_compact(spec) for spec in task.tools)

@@ -99,7 +99,7 @@ def test_p_hat_renv_filter_and_weights(tmp_path):
     def agent_texts(i, n):
         return [gold_completion(policy.tasks[i]) if j < ks[i] else "wrong" for j in range(n)]
 
-    cfg, dm, cb = _setup(tmp_path, sim_texts, agent_texts)
+    cfg, dm, cb = _setup(tmp_path, sim_texts, agent_texts, ["data.generated_fraction=1.0"])
     cb.on_train_epoch_start(FakeTrainer(), policy)
     env = [json.loads(line) for line in (tmp_path / "pools" / "d_env.jsonl").read_text().splitlines()]
     assert [r["p_hat"] for r in env] == [0.0, 0.25, 0.5, 1.0, 0.75, 0.5]
@@ -114,9 +114,45 @@ def test_p_hat_renv_filter_and_weights(tmp_path):
     assert w == pytest.approx(expected)
     generated = [r for r in dm.d_train if r["source"] == "generated"]
     assert len(generated) == 5
-    # the p-hat attempts are the GRPO groups: one agent rollout call, advantages from those rewards
-    assert cb.agent_engine.calls == [(6, 4)]
-    g = dm.epoch_groups[1]
+    # the p-hat attempts are the GRPO groups (nothing rolled out twice): every valid generated task is
+    # attempted once, the 5 that passed the filter join the batch nearest to α first, and one base task
+    # (no replay: D_train has no earlier epoch yet) fills the sixth slot
+    assert cb.agent_engine.calls == [(6, 4), (1, 4)]
+    assert [g.rewards.count(1.0) for g in dm.epoch_groups[:5]] == [2, 2, 1, 3, 4]
+    assert dm.epoch_groups[5].task.source == "seed"
+    g = dm.epoch_groups[2]
     assert g.rewards == [1.0, 0.0, 0.0, 0.0] and g.advantages[0] > 0 > g.advantages[1]
-    assert dm.epoch_groups[0].advantages == [0.0] * 4
-    assert g.num_items_in_batch == sum(len(c) for gr in dm.epoch_groups[:2] for c in gr.completion_ids)
+    assert dm.epoch_groups[4].advantages == [0.0] * 4  # solved 4 of 4: no signal
+    assert g.num_items_in_batch == sum(len(c) for gr in dm.epoch_groups[2:4] for c in gr.completion_ids)
+
+
+def test_replay_comes_from_earlier_epochs_and_generated_fraction_caps_the_share(tmp_path):
+    """Epoch 1 replays epoch 0's kept tasks; generated_fraction=0.5 of 6 slots leaves 3 to base tasks."""
+
+    def sim_texts(i, n):
+        return [f'What is the weather in Town{i}{j}?", "call": {{"name": "get_current_weather", '
+                f'"arguments": {{"city": "Town{i}{j}"}}}}}}' for j in range(n)]
+
+    policy = FakePolicy()
+    policy.tasks = []
+    policy.encode_task = lambda task, shots: policy.tasks.append(task) or [1, 2, 3]
+    cfg, dm, cb = _setup(tmp_path, sim_texts, None, ["data.generated_fraction=0.5", "data.replay_per_epoch=2"])
+
+    class OneInFour(ScriptedEngine):  # each task solved once in 4: p̂ = 0.25, kept
+        def generate(self, prompts, params, desc=None):
+            tasks = policy.tasks[-len(prompts):]
+            self.texts_fn = lambda i, n: [gold_completion(tasks[i])] + ["x"] * (n - 1)
+            return super().generate(prompts, params, desc)
+
+    cb.agent_engine = OneInFour(None)
+    trainer = FakeTrainer()
+    cb.on_train_epoch_start(trainer, policy)
+    epoch0 = {r["task"]["id"] for r in dm.d_train if r["source"] == "generated"}
+    assert epoch0 and all(g.task.source != "seed" for g in dm.epoch_groups[:3])
+    assert [g.task.source for g in dm.epoch_groups[3:]] == ["seed"] * 3
+    trainer.current_epoch = 1
+    cb.on_train_epoch_start(trainer, policy)
+    generated = [g for g in dm.epoch_groups if g.task.source != "seed"]
+    assert len(generated) <= 3 and len(dm.epoch_groups) == 6
+    replayed = [g.task.id for g in generated if g.task.epoch == 0]
+    assert set(replayed) <= epoch0

@@ -16,6 +16,8 @@ from lightning_genenv.parsing import (
 from lightning_genenv.prompts import (
     FamilyResults,
     agent_messages,
+    gold_lengths,
+    length_warning,
     gold_completion,
     simulator_messages,
     simulator_prefix,
@@ -214,3 +216,20 @@ def test_simulator_prefix_round_trip(seed):
     )
     if seed.check == "tool_call":
         assert calls_match(task.answer, seed.answer)
+
+
+class _CharTokenizer:
+    """One token per character: lengths are easy to state."""
+
+    def __call__(self, text, add_special_tokens=False):
+        return {"input_ids": list(range(len(text)))}
+
+
+def test_length_warning_counts_unsolvable_tasks_and_says_what_fits():
+    tasks = QA_TASKS[:2]
+    lengths = gold_lengths(tasks, _CharTokenizer())
+    assert lengths == [len(gold_completion(t)) + 1 for t in tasks]  # + EOS
+    assert length_warning(tasks, _CharTokenizer(), max(lengths)) is None
+    warning = length_warning(tasks, _CharTokenizer(), min(lengths) - 1)
+    assert warning.startswith(f"2 of 2 tasks have a gold completion longer than agent.max_completion_length={min(lengths) - 1}")
+    assert f"agent.max_completion_length={max(lengths)} would fit them all" in warning and "\n" not in warning

@@ -177,3 +177,23 @@ def test_json_round_trip(seeds):
 def test_asking_for_too_many_unique_questions_fails_loudly():
     with pytest.raises(ValueError, match="unique"):
         make_seeds(0, n_tool=0, n_qa=2000)
+
+
+@pytest.mark.slow
+def test_every_gold_completion_fits_the_default_max_completion_length():
+    """No embedded task is unsolvable by length: each gold completion (EOS included), measured with the
+    embedded model's tokenizer, fits in the default agent.max_completion_length."""
+    from transformers import AutoTokenizer
+
+    from lightning_genenv.config import AgentConfig
+    from lightning_genenv.models import resolve_model_path
+    from lightning_genenv.prompts import gold_lengths
+    from lightning_genenv.seeds import embedded_seeds
+
+    tokenizer = AutoTokenizer.from_pretrained(resolve_model_path("embedded"))
+    train, val = embedded_seeds()
+    lengths = gold_lengths(train + val, tokenizer)
+    limit = AgentConfig().max_completion_length
+    too_long = [(t.id, n) for t, n in zip(train + val, lengths) if n > limit]
+    assert not too_long, f"gold completions longer than max_completion_length={limit}: {too_long}"
+    assert max(lengths) > limit // 2  # the measure is real: the longest answers use most of the budget
