@@ -9,6 +9,7 @@ directory gets ``config.yaml``, ``tb/`` (TensorBoard: ``agent`` and ``simulator`
 from __future__ import annotations
 
 import json
+import resource
 import sys
 import time
 from datetime import datetime
@@ -152,7 +153,9 @@ def run(cfg) -> Path:
                       run_dir / "final" / "simulator")
     if trainer.is_global_zero:
         summary = {k: float(v) for k, v in trainer.callback_metrics.items()}
-        summary.update(wall_time_s=round(time.perf_counter() - start, 1), epochs=trainer.current_epoch,
+        peak_rss_gb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20  # Linux: KiB
+        summary.update(wall_time_s=round(time.perf_counter() - start, 1), peak_rss_gb=round(peak_rss_gb, 2),
+                       epochs=trainer.current_epoch,
                        agent_steps=trainer.global_step, simulator_epochs=coevolution.sim_epochs,
                        invalid_generations=dict(coevolution.invalid), skipped_records=dict(dm.skipped),
                        pool_repairs=[r["action"] for r in dm.repairs])

@@ -3,7 +3,7 @@
 #   bash bench/gpu_check.sh [model]     # model: a local HF dir or cached id; default: embedded
 # Runs one co-evolution epoch with bf16 on every visible GPU under single, DDP and FSDP2 (with and
 # without CPU offload), checks rank consistency, then the vLLM backend: one bf16 epoch with
-# rollout=vllm (bf16 weights, so the colocated engine runs bf16 too) and the vLLM parity tests
+# rollout=auto, which must pick vLLM (bf16 weights, so the colocated engine runs bf16 too), and the vLLM parity tests
 # (tests/test_vllm.py), and prints a short table. Needs the project installed with the vllm extra
 # (pip install -e ".[test,vllm]") and a CUDA build of torch; without vLLM its rows say SKIPPED.
 set -uo pipefail
@@ -35,7 +35,7 @@ PY
     RESULT[$name]="FAILED (see $OUT/$name.log: $(tail -1 "$OUT/$name.log"))"
   fi
 }
-run single strategy=single strategy.devices=1
+run single strategy=single strategy.devices=1 rollout=hf
 if [ "$NGPU" -ge 2 ]; then
   run ddp strategy=ddp strategy.devices=$NGPU
   run fsdp strategy=fsdp strategy.devices=$NGPU
@@ -45,8 +45,10 @@ else
 fi
 if python -c "import vllm" > /dev/null 2>&1; then
   # bf16 weights: the engine starts in the model's dtype; 0.3 of the GPU for vLLM (weights + KV cache).
-  run vllm_bf16 strategy=single strategy.devices=1 rollout=vllm model.dtype=bfloat16 \
+  # rollout=auto (the default) must pick vLLM here: a single process on a GPU with vLLM installed.
+  run vllm_bf16 strategy=single strategy.devices=1 rollout=auto model.dtype=bfloat16 \
       rollout.gpu_memory_utilization=0.3
+  grep -q "^rollout: vllm" "$OUT/vllm_bf16.log" || RESULT[vllm_bf16]="AUTO DID NOT PICK vLLM: $(grep '^rollout: ' "$OUT/vllm_bf16.log")"
   start=$(date +%s)
   if python -m pytest -q -p no:logging tests/test_vllm.py > "$OUT/vllm_parity.log" 2>&1; then
     RESULT[vllm_parity]="ok $(( $(date +%s) - start ))s $(tail -1 "$OUT/vllm_parity.log")"

@@ -105,7 +105,7 @@ class AgentModule(PolicyModule):
 
     # ------------------------------------------------------------------ validation
     def evaluate(self, tasks: list) -> tuple[dict[str, float], list[dict]]:
-        """Greedy ``val/score`` and sampled ``val/reward_mean`` (``val_samples`` attempts per task at
+        """Greedy ``val/score`` and sampled ``val/reward_mean`` (``val_num_generations`` attempts per task at
         the training temperature) on ``tasks``, overall and per family; and the greedy samples."""
         if self.engine is None or self.shots_for is None:
             raise RuntimeError("AgentModule.evaluate needs the CoEvolutionCallback (engine, shots)")

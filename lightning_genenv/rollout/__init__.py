@@ -14,13 +14,14 @@ def choose_backend(requested: str, models: list[tuple[str, int]], processes: int
     """The backend that ``rollout.backend`` resolves to, and why, as ``(backend, reason)``.
 
     ``auto`` (the default) is vLLM when it imports and can run every model of the run (``models``:
-    ``(architecture, head size)`` of each, see :func:`describe`), in a single process on CPU (vLLM's
-    multi-rank colocate mode is untested on CPU ranks), and the transformers backend otherwise.
+    ``(architecture, head size)`` of each, see :func:`describe`) in a single process (vLLM's
+    multi-rank colocate mode is untested), and the transformers backend otherwise.
     ``hf`` or ``vllm`` is kept as it is."""
     if requested != "auto":
         return requested, f"rollout.backend={requested} was set"
-    if processes > 1 and not gpu:
-        return "hf", f"{processes} CPU processes: vLLM's colocated multi-rank mode is GPU-only here"
+    if processes > 1:
+        return "hf", (f"{processes} processes: vLLM's colocated multi-rank mode is untested here "
+                      "(rollout=vllm forces it)")
     from lightning_genenv.rollout.vllm import require_vllm, unsupported_architectures
 
     try:

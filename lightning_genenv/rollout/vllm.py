@@ -58,6 +58,15 @@ def require_vllm() -> None:
                           f"({type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}): {INSTALL_HINT}") from None
 
 
+def cpu_kv_cache_bytes(gib: float | None) -> int:
+    """The KV cache on CPU: ``gib`` when set, else sized for the machine (5% of RAM, at most 2 GiB)."""
+    if gib is not None:
+        return int(gib * 2**30)
+    import psutil
+
+    return int(min(0.05 * psutil.virtual_memory().total, 2 * 2**30))
+
+
 def unsupported_architectures(architectures: list[str]) -> list[str]:
     """The architectures (Hugging Face ``config.architectures`` names) that vLLM cannot run."""
     from vllm import ModelRegistry
@@ -154,9 +163,7 @@ class _Host:
         if current_platform.is_cpu():
             # On CPU vLLM counts the whole process's RSS (the trainer included) against
             # gpu_memory_utilization; give it the KV cache size explicitly instead.
-            import psutil
-
-            kwargs["kv_cache_memory_bytes"] = int(rollout_cfg.gpu_memory_utilization * psutil.virtual_memory().total)
+            kwargs["kv_cache_memory_bytes"] = cpu_kv_cache_bytes(rollout_cfg.cpu_kv_cache_gib)
         else:
             kwargs["gpu_memory_utilization"] = rollout_cfg.gpu_memory_utilization
         if torch.distributed.is_available() and torch.distributed.is_initialized() \
