@@ -43,10 +43,9 @@ def model_dir(name: str) -> str:
     """``tiny-sft``: the tiny model after the tests' short format SFT, so the simulator writes some valid tasks."""
     if name != "tiny-sft":
         return name
-    from lightning_genenv.models import default_cache_dir
-    from tests.tiny_sft import build_tiny_sft
+    from tests.tiny_sft import tiny_sft_model_dir
 
-    return str(build_tiny_sft(default_cache_dir() / "tiny-sft-v1"))
+    return str(tiny_sft_model_dir())
 
 
 def configs(model: str) -> list[tuple[str, dict]]:

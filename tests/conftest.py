@@ -1,4 +1,9 @@
-"""Shared pytest configuration."""
+"""Shared pytest configuration.
+
+The test models live in the model cache (``$LIGHTNING_GENENV_CACHE``, else ``~/.cache/lightning_genenv``)
+under directories named by a hash of what built them (see :mod:`lightning_genenv.tiny_model` and
+``tests/tiny_sft.py``): an empty cache builds them, a stale one is never used.
+"""
 
 
 def pytest_configure(config):
@@ -7,18 +12,18 @@ def pytest_configure(config):
 
 import pytest  # noqa: E402
 
-from lightning_genenv.models import default_cache_dir, resolve_model_path  # noqa: E402
+from lightning_genenv.models import resolve_model_path  # noqa: E402
 
 
 @pytest.fixture(scope="session")
 def tiny_dir() -> str:
-    """The random-init tiny model (built once, cached)."""
+    """The random-init tiny model. It gets no reward: assert nothing about learning with it."""
     return resolve_model_path("tiny")
 
 
 @pytest.fixture(scope="session")
 def tiny_sft_dir() -> str:
-    """The tiny model after a short SFT on the output formats (built once, cached)."""
-    from tests.tiny_sft import build_tiny_sft
+    """The tiny model after a short SFT on the output formats: it writes valid tasks and solves some."""
+    from tests.tiny_sft import tiny_sft_model_dir
 
-    return str(build_tiny_sft(default_cache_dir() / "tiny-sft-v1"))
+    return str(tiny_sft_model_dir())

@@ -47,16 +47,19 @@ def _bench_args(tmp_path: Path) -> list[str]:
             f"trainer.benchmarks_root={_bench_root(tmp_path / 'bench')}"]
 
 
-UNINTERRUPTED: dict[str, Path] = {}
-
-
-@pytest.mark.parametrize("strategy", ["ddp", "fsdp"])
-def test_two_process_run_keeps_ranks_identical(strategy, tiny_sft_dir, tmp_path):
-    """Also runs the benchmark validation hook on both ranks (under FSDP generation needs both)."""
-    out = tmp_path / "run"
+@pytest.fixture(scope="module", params=["ddp", "fsdp"])
+def uninterrupted(request, tiny_sft_dir, tmp_path_factory) -> tuple[str, Path]:
+    """``(strategy, run_dir)`` of a two-epoch run; both tests of a strategy share it, in any order."""
+    strategy, tmp = request.param, tmp_path_factory.mktemp(f"uninterrupted-{request.param}")
+    out = tmp / "run"
     _train(f"strategy={strategy}", f"model.agent={tiny_sft_dir}", f"model.simulator={tiny_sft_dir}",
-           f"run_dir={out}", *ARGS, *_bench_args(tmp_path))
-    UNINTERRUPTED[strategy] = out
+           f"run_dir={out}", *ARGS, *_bench_args(tmp))
+    return strategy, out
+
+
+def test_two_process_run_keeps_ranks_identical(uninterrupted, tiny_sft_dir):
+    """Also runs the benchmark validation hook on both ranks (under FSDP generation needs both)."""
+    _, out = uninterrupted
     reports = _reports(out)
     assert reports[0] == reports[1], "ranks diverged"
     start = fingerprint(load_causal_lm(tiny_sft_dir)[0])
@@ -71,17 +74,15 @@ def test_two_process_run_keeps_ranks_identical(strategy, tiny_sft_dir, tmp_path)
     assert fingerprint(exported) == reports[0]["agent"]  # the export holds the full trained weights
 
 
-@pytest.mark.parametrize("strategy", ["ddp", "fsdp"])
-def test_two_process_resume_equals_uninterrupted_run(strategy, tiny_sft_dir, tmp_path):
+def test_two_process_resume_equals_uninterrupted_run(uninterrupted, tiny_sft_dir, tmp_path):
     """One epoch, stop, ``resume=`` for the second: the same weights and pools, bit for bit, as the
-    uninterrupted two-epoch run above (sharded checkpoints are gathered to one file and re-sharded)."""
-    if strategy not in UNINTERRUPTED:
-        pytest.skip("needs the uninterrupted run of test_two_process_run_keeps_ranks_identical")
+    uninterrupted two-epoch run (sharded checkpoints are gathered to one file and re-sharded)."""
+    strategy, reference_dir = uninterrupted
     out = tmp_path / "run"
     _train(f"strategy={strategy}", f"model.agent={tiny_sft_dir}", f"model.simulator={tiny_sft_dir}",
            f"run_dir={out}", *ARGS, *_bench_args(tmp_path), "trainer.max_epochs=1")
     _train(f"resume={out}", "trainer.max_epochs=2")
-    reports, reference = _reports(out), _reports(UNINTERRUPTED[strategy])[0]
+    reports, reference = _reports(out), _reports(reference_dir)[0]
     assert reports[0] == reports[1], "ranks diverged after resuming"
     # Known gap (RELIABILITY.md): under FSDP2 a few of rank 1's simulator samples in the first epoch
     # after resuming differ from the uninterrupted run's, so only the agent side is bit-exact there.

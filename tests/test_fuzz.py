@@ -21,7 +21,8 @@ from lightning_genenv.parsing import (
 from lightning_genenv.tasks import validate_task
 from tests.test_parsing import QA_SEED, TOOL_SEED
 
-MAX_SECONDS = 2.0  # per parse, with tracemalloc on, on a loaded 2-core machine; most take microseconds
+MAX_SECONDS = 2.0  # CPU seconds of this thread per parse, with tracemalloc on; most take microseconds.
+# CPU time, not wall time: a machine busy with other work does not slow it down.
 MAX_BYTES = 16 * 2**20  # traced peak per parse
 HOSTILE = [
     "__import__('os').system('rm -rf /')", "{{ 7*7 }}", "{% for x in y %}", "${jndi:ldap://x/a}",
@@ -55,11 +56,11 @@ texts = st.one_of(
 
 def _bounded(fn, *args):
     tracemalloc.start()
-    start = time.perf_counter()
+    start = time.thread_time()
     try:
         result = fn(*args)
     finally:
-        elapsed = time.perf_counter() - start
+        elapsed = time.thread_time() - start
         peak = tracemalloc.get_traced_memory()[1]
         tracemalloc.stop()
     assert elapsed < MAX_SECONDS, f"{fn.__name__} took {elapsed:.3f} s"

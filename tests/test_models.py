@@ -8,7 +8,8 @@ import pytest
 import torch
 from transformers import AutoModelForCausalLM, AutoTokenizer
 
-from lightning_genenv.models import build_tiny_model_dir, embedded_model_dir, load_causal_lm, save_hf
+from lightning_genenv.models import embedded_model_dir, load_causal_lm, save_hf
+from lightning_genenv.tiny_model import build_tiny_model_dir
 
 CHAT = [
     {"role": "user", "content": "What is the weather in Paris?"},

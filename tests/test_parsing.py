@@ -134,9 +134,9 @@ def test_tool_call_numbers_in_bounds():
 
 def test_tool_call_huge_int_is_rejected_quickly():
     digits = "9" * (MAX_TEXT_CHARS - 100)  # beyond Python's 4300-digit int() limit
-    start = time.perf_counter()
+    start = time.thread_time()
     assert parse_tool_call('{"name": "a", "arguments": {"x": %s}}' % digits) == (None, "bad_number")
-    assert time.perf_counter() - start < 1.0
+    assert time.thread_time() - start < 1.0  # CPU time: a machine busy with other work does not count
 
 
 def test_tool_call_too_deep():
@@ -177,7 +177,7 @@ def test_one_megabyte_inputs_are_bounded():
         '{"name": "a", "arguments": {"x": ' + "9" * 1_000_000 + "}}",
         "<answer>" + "a" * 1_000_000,
     ]
-    start = time.perf_counter()
+    start = time.thread_time()
     for text in hostile:
         assert parse_tool_call(text) == (None, "too_long")
         assert parse_answer(text) == (None, "too_long")
@@ -185,7 +185,7 @@ def test_one_megabyte_inputs_are_bounded():
     # Just under the cap, the full parse still runs in well under a second.
     near_cap = "<tool_call>" + '{"a":' * (MAX_TEXT_CHARS // 6)
     assert parse_tool_call(near_cap)[1] in {"too_deep", "not_json"}
-    assert time.perf_counter() - start < 2.0
+    assert time.thread_time() - start < 2.0  # CPU time of this thread, not wall time
 
 
 # ----------------------------------------------------------------------------- parse_answer

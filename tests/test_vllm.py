@@ -1,7 +1,7 @@
 """The vLLM rollout backend against the transformers one, with the real engine on CPU.
 
 Runs where vLLM imports (CI's vLLM stage, ``.venv-vllm``); skipped elsewhere with the reason.
-The model is the tiny random Llama with the local tokenizer (``build_tiny_model_dir``) with 2
+The model is the tiny random Llama with the local tokenizer (``tiny_model_dir(num_heads=2)``), 2
 heads of 64/2 = 32 dims: vLLM's CPU attention supports head sizes of 32 and up, the default tiny
 model has 16. Its embeddings are scaled up so that greedy choices are not near-ties.
 
@@ -52,9 +52,9 @@ def test_vllm_config_option_composes():
 
 @pytest.fixture(scope="module")
 def model_dir():
-    from lightning_genenv.models import build_tiny_model_dir, default_cache_dir
+    from lightning_genenv.tiny_model import tiny_model_dir
 
-    return str(build_tiny_model_dir(default_cache_dir() / "tiny-h32", num_heads=2))
+    return str(tiny_model_dir(num_heads=2))
 
 
 def _load(model_dir):

@@ -4,24 +4,34 @@ A random-init tiny model never writes a valid task or tool call, so ``p̂`` woul
 simulator would never be updated. A few hundred SFT steps on the seed tasks' formats (agent: gold
 completions; simulator: another task of the seed's family, as JSON) fix that in seconds. The
 result is an ordinary Hugging Face directory passed as ``model.agent=`` / ``model.simulator=``.
+
+It is cached as ``tiny-sft-<key>`` in the model cache. The key hashes what builds it: this file's
+source, the training-loop helpers it calls, the base tiny model's key, the SFT corpus itself (the
+tokenized prompt/target pairs, so a change to the seeds or the prompt formats is a new key) and the
+options. A stale build is never used.
 """
 
 from __future__ import annotations
 
+import inspect
+import os
 from pathlib import Path
 
 import torch
 
 from lightning_genenv.data import pad_batch
 from lightning_genenv.losses import sequence_logprobs
-from lightning_genenv.models import build_tiny_model_dir, load_causal_lm, save_hf
+from lightning_genenv.models import build_once, default_cache_dir, load_causal_lm, save_hf
 from lightning_genenv.parsing import task_to_simulator_json
 from lightning_genenv.prompts import agent_messages, gold_completion, simulator_messages, simulator_prefix
 from lightning_genenv.rollout import encode_chat
 from lightning_genenv.seeds import embedded_seeds
+from lightning_genenv.tiny_model import content_key, tiny_key, tiny_model_dir
+
+Pairs = list[tuple[list[int], list[int]]]
 
 
-def sft_pairs(tokenizer, tasks, families: set[str]) -> list[tuple[list[int], list[int]]]:
+def sft_pairs(tokenizer, tasks, families: set[str]) -> Pairs:
     by_family: dict[str, list] = {}
     for t in tasks:
         by_family.setdefault(t.family, []).append(t)
@@ -41,15 +51,23 @@ def sft_pairs(tokenizer, tasks, families: set[str]) -> list[tuple[list[int], lis
     return pairs
 
 
-def build_tiny_sft(out_dir: str | Path, families=("weather", "qa_arith"), steps: int = 300,
-                   lr: float = 3e-3, seed: int = 0) -> Path:
-    out = Path(out_dir)
-    if (out / "config.json").exists():
-        return out
-    base = build_tiny_model_dir(out.parent / "tiny-base")
-    model, tok = load_causal_lm(str(base))
-    train, _ = embedded_seeds()
-    pairs = sft_pairs(tok, train, set(families))
+def sft_key(base_key: str, pairs: Pairs, steps: int, lr: float, seed: int) -> str:
+    """The key of the model that SFT with these inputs builds from the tiny model ``base_key``."""
+    code = [Path(__file__).read_text(), *(inspect.getsource(f) for f in (pad_batch, sequence_logprobs))]
+    return content_key(code, base_key, pairs, {"steps": steps, "lr": lr, "seed": seed})
+
+
+def tiny_sft_model_dir(cache_dir: str | os.PathLike | None = None, families=("weather", "qa_arith"),
+                       steps: int = 300, lr: float = 3e-3, seed: int = 0) -> Path:
+    """The format-trained tiny model in the model cache at ``tiny-sft-<key>``, built on first use."""
+    model, tok = load_causal_lm(str(tiny_model_dir(cache_dir)))
+    pairs = sft_pairs(tok, embedded_seeds()[0], set(families))
+    key = sft_key(tiny_key(), pairs, steps, lr, seed)
+    out = default_cache_dir(cache_dir) / f"tiny-sft-{key}"
+    return build_once(out, f"tiny-sft {key}", lambda work: _train(model, tok, pairs, steps, lr, seed, work))
+
+
+def _train(model, tok, pairs: Pairs, steps: int, lr: float, seed: int, out: Path) -> None:
     gen = torch.Generator().manual_seed(seed)
     opt = torch.optim.AdamW(model.parameters(), lr=lr)
     model.train()
@@ -62,4 +80,4 @@ def build_tiny_sft(out_dir: str | Path, families=("weather", "qa_arith"), steps:
         opt.zero_grad()
         loss.backward()
         opt.step()
-    return save_hf(model, tok, out)
+    save_hf(model, tok, out)
