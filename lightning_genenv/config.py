@@ -17,6 +17,7 @@ built-ins, and ``+key=`` additions (every key must exist in the schema).
 from __future__ import annotations
 
 import difflib
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
@@ -129,9 +130,11 @@ class RolloutConfig:
     gpu_memory_utilization: float = 0.05
     tensor_parallel_size: int = 1
     enforce_eager: bool = True  # no CUDA graphs / torch.compile: engine start ~40 s instead of ~220 s on CPU
-    # TRL's names: per-token truncated importance sampling exp(trainer_logp - vllm_logp), capped.
+    # TRL 1.16's names (ALIASES: the old ones): importance sampling exp(trainer_logp - vllm_logp), per
+    # token, truncated at clip_max. token_truncate is the one mode here (TRL's default is sequence_mask).
     vllm_importance_sampling_correction: bool = True
-    vllm_importance_sampling_cap: float = 2.0
+    vllm_importance_sampling_mode: str = "token_truncate"
+    vllm_importance_sampling_clip_max: float = 2.0
 
 
 @dataclass
@@ -191,7 +194,11 @@ CHOICES = {
     "strategy.name": ("single", "ddp", "fsdp"),
     "model.dtype": ("float32", "bfloat16", "float16"),
     "trainer.precision": ("32-true", "32", "bf16-mixed", "bf16-true", "16-mixed"),
+    "rollout.vllm_importance_sampling_mode": ("token_truncate",),
 }
+
+# Old key names, still accepted with a deprecation note: old -> current (TRL renamed them).
+ALIASES = {"rollout.vllm_importance_sampling_cap": "rollout.vllm_importance_sampling_clip_max"}
 
 
 # lightning_genenv.benchmarks.BENCHMARKS, by name (not imported here: it loads torch); a test keeps them equal.
@@ -250,6 +257,9 @@ def _flatten(data: dict, prefix: str = "") -> dict:
 
 
 def _set(cfg: DictConfig, key: str, value: Any, where: str) -> None:
+    if key in ALIASES:
+        warnings.warn(f"{key} (from {where}) is deprecated: it is now {ALIASES[key]}", FutureWarning, stacklevel=2)
+        key = ALIASES[key]
     valid = _leaf_keys(cfg)
     if key not in valid:
         raise ConfigError(f"unknown config key '{key}' (from {where}){_nearest(key, valid)}")
@@ -381,7 +391,7 @@ def validate(cfg: DictConfig) -> None:
         (t.val_benchmark_limit is None or t.val_benchmark_limit >= 1, "trainer.val_benchmark_limit must be >= 1"),
         (0.0 < cfg.rollout.gpu_memory_utilization <= 1.0, "rollout.gpu_memory_utilization must be in (0, 1]"),
         (cfg.rollout.tensor_parallel_size >= 1, "rollout.tensor_parallel_size must be >= 1"),
-        (cfg.rollout.vllm_importance_sampling_cap >= 1.0, "rollout.vllm_importance_sampling_cap must be >= 1"),
+        (cfg.rollout.vllm_importance_sampling_clip_max >= 1.0, "rollout.vllm_importance_sampling_clip_max must be >= 1"),
     ]
     for ok, message in checks:
         if not ok:

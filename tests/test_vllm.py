@@ -43,7 +43,7 @@ def test_missing_vllm_is_one_clear_line(monkeypatch):
 def test_vllm_config_option_composes():
     cfg = compose(["rollout=vllm"])
     assert cfg.rollout.backend == "vllm" and cfg.rollout.vllm_importance_sampling_correction
-    assert cfg.rollout.vllm_importance_sampling_cap >= 1 and cfg.rollout.enforce_eager
+    assert cfg.rollout.vllm_importance_sampling_clip_max >= 1 and cfg.rollout.enforce_eager
     with pytest.raises(ConfigError, match="gpu_memory_utilization"):
         compose(["rollout=vllm", "rollout.gpu_memory_utilization=0"])
 
