@@ -9,8 +9,8 @@ TRL's four ``loss_type`` normalizations. With
 more, the callback stores the old log-probs once, before the first update, and the reference
 log-probs with them (so the frozen reference runs once per rollout batch, not once per pass).
 
-Validation attempts each held-out task once, greedily, and logs ``val/score`` (mean ``R_agent``)
-and ``val/score/<family>``.
+Validation attempts each held-out task once, greedily, and logs ``val/score`` (mean ``R_agent`` over
+all ranks' tasks, a torchmetrics ``MeanMetric``) and ``val/score/<family>``.
 
 With an external sampler (``rollout=vllm``) whose log-probs differ slightly from the trainer's,
 ``is_cap`` (set by the co-evolution callback from ``rollout.vllm_importance_sampling_*``) turns on
@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 import torch
+from torchmetrics import MeanMetric
 
 from lightning_genenv.losses import grpo_loss, masked_mean, truncated_is_weights
 from lightning_genenv.policy import PolicyModule
@@ -46,6 +47,7 @@ class AgentModule(PolicyModule):
         self.shots_for = None  # task -> few-shot examples, set by the callback
         self.is_cap: float | None = None  # truncated IS correction for an external sampler (vLLM)
         self.val_samples: list[dict] = []
+        self.val_score = MeanMetric()  # over every rank's tasks: torchmetrics syncs it at the epoch's end
 
     # ------------------------------------------------------------------ prompts
     def encode_task(self, task, shots) -> list[int]:
@@ -99,7 +101,8 @@ class AgentModule(PolicyModule):
             by_family[task.family].append(score)
             self.val_samples.append({"task": task.id, "family": task.family, "completion": sample.text,
                                      "score": score, "reason": reason})
-        self.log("val/score", sum(scores) / len(scores), batch_size=len(scores), sync_dist=True)
+        self.val_score.update(torch.tensor(scores, dtype=torch.float32, device=self.val_score.device))
+        self.log("val/score", self.val_score, batch_size=len(scores))
         for family, values in sorted(by_family.items()):
             self.log(f"val/score/{family}", sum(values) / len(values), batch_size=len(values), sync_dist=True)
 

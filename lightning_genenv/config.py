@@ -26,7 +26,10 @@ import yaml
 from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
-CONF_DIR = Path(__file__).resolve().parent.parent / "conf"
+# An installed package holds conf/ as lightning_genenv/conf (pyproject's package-dir); a checkout has it
+# at the top of the repository.
+_PACKAGE = Path(__file__).resolve().parent
+CONF_DIR = _PACKAGE / "conf" if (_PACKAGE / "conf").is_dir() else _PACKAGE.parent / "conf"
 
 
 @dataclass
@@ -165,7 +168,7 @@ class TrainerConfig:
 
 @dataclass
 class LoggerConfig:
-    name: str = "tensorboard"
+    name: str = "tensorboard"  # tensorboard | csv | mlflow | wandb (the last two: pip extras; run offline)
     num_text_samples: int = 4  # tasks and completions logged as text each epoch
 
 
@@ -194,6 +197,7 @@ CHOICES = {
     "strategy.name": ("single", "ddp", "fsdp"),
     "model.dtype": ("float32", "bfloat16", "float16"),
     "trainer.precision": ("32-true", "32", "bf16-mixed", "bf16-true", "16-mixed"),
+    "logger.name": ("tensorboard", "csv", "mlflow", "wandb"),  # lightning_genenv/loggers.py
     "rollout.vllm_importance_sampling_mode": ("token_truncate",),
 }
 
