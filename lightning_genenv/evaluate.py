@@ -1,7 +1,7 @@
 """Benchmark evaluation: ``genenv-eval benchmark=<name> model=<path|embedded|tiny|hf id> [key=value ...]``
 (or ``python evaluate.py``).
 
-Keys (all in :class:`lightning_genenv.benchmarks.eval_config.EvalConfig`): ``rollout=hf``,
+Keys (all in :class:`lightning_genenv.benchmarks.eval_config.EvalConfig`): ``rollout=hf|vllm``,
 ``limit=N`` (N items spread evenly over the benchmark), ``split=all|heldout`` (heldout: only
 the part of a derived split that ``data=<benchmark>`` never trains on; the default for a train
 run that trained on this benchmark), ``out=<dir>``, ``data_root=<path>``
@@ -32,7 +32,7 @@ from lightning_genenv.benchmarks import BENCHMARKS, BenchmarkDataError
 from lightning_genenv.benchmarks.eval_config import compose_eval
 from lightning_genenv.benchmarks.runner import context_length, numeric, run_items, select, summary
 from lightning_genenv.benchmarks.train_seeds import heldout_items
-from lightning_genenv.config import ConfigError, to_yaml
+from lightning_genenv.config import ConfigError, compose, to_yaml
 from lightning_genenv.models import MODEL_HINT, ModelUnavailable, load_causal_lm
 from lightning_genenv.rollout import build_engine
 from lightning_genenv.tasks import write_jsonl_atomic
@@ -73,6 +73,12 @@ def _load_model(cfg, model_path: str):
                                 "local model directory or a train run directory") from None
 
 
+def _engine(cfg, model, tokenizer, progress: bool):
+    """``rollout=hf|vllm``, with ``conf/rollout/<rollout>.yaml``'s settings as training has them."""
+    rollout_cfg = compose([f"rollout={cfg.rollout}", f"rollout.batch_size={cfg.batch_size}"]).rollout
+    return build_engine(cfg.rollout, model, tokenizer, cfg.batch_size, progress, rollout_cfg)
+
+
 def _write(out: Path, cfg, records: list[dict], result: dict, tb_dir, name: str, metrics: dict) -> None:
     out.mkdir(parents=True, exist_ok=True)
     write_jsonl_atomic(out / "items.jsonl", (json.loads(json.dumps(r, default=str)) for r in records))
@@ -88,7 +94,7 @@ def run_episodes(cfg, model_path: str, out: Path, tb_dir, start: float) -> Path:
 
     episodes = alfworld_episode.games(Path(cfg.data_root), cfg.limit)  # fails early, before the model loads
     model, tokenizer = _load_model(cfg, model_path)
-    engine = build_engine(cfg.rollout, model, tokenizer, cfg.batch_size, False)
+    engine = _engine(cfg, model, tokenizer, False)
     max_new = cfg.max_new_tokens or BENCHMARKS["alfworld"].max_new_tokens
     act = alfworld_episode.model_actor(engine, tokenizer, max_new, context_length(model, tokenizer))
     print(f"alfworld episodes: {len(episodes)} games, at most {cfg.max_steps} steps each")
@@ -105,6 +111,10 @@ def run_episodes(cfg, model_path: str, out: Path, tb_dir, start: float) -> Path:
 
 def run(cfg) -> Path:
     start = time.perf_counter()
+    if cfg.rollout == "vllm":  # fail in one line, before any model loads
+        from lightning_genenv.rollout.vllm import require_vllm
+
+        require_vllm()
     bench = BENCHMARKS[cfg.benchmark]
     run_dir = _run_dir(cfg.model)
     model_path = str(run_dir / "final" / "agent") if run_dir else cfg.model
@@ -126,7 +136,7 @@ def run(cfg) -> Path:
     print(f"{bench.name}: {len(items)} of {len(all_items)} items ({split}); skipped records: {dict(skipped) or 0}")
 
     model, tokenizer = _load_model(cfg, model_path)
-    engine = build_engine(cfg.rollout, model, tokenizer, cfg.batch_size, cfg.progress)
+    engine = _engine(cfg, model, tokenizer, cfg.progress)
     max_new = cfg.max_new_tokens or bench.max_new_tokens
     records = run_items(bench, items, engine, tokenizer, max_new, context_length(model, tokenizer),
                         desc=f"{bench.name} ({len(items)} items)")
