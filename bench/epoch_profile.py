@@ -81,9 +81,9 @@ def one(spec: dict) -> dict:
     if spec["clock"] == "cpu":  # the callback's own timers, on the process's CPU time instead of wall time
         import types
 
-        import callbacks.coevolution
+        from lightning_genenv.callbacks import coevolution
 
-        callbacks.coevolution.time = types.SimpleNamespace(perf_counter=time.process_time)
+        coevolution.time = types.SimpleNamespace(perf_counter=time.process_time)
         clock = time.process_time
     else:
         clock = time.perf_counter

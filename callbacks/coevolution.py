@@ -87,7 +87,7 @@ class CoEvolutionCallback(L.Callback):
                                            share_with=self.agent_engine)
         agent.engine = self.agent_engine
         external = not isinstance(self.agent_engine, HFEngine)  # an external sampler: correct for its log-probs
-        agent.is_cap = (cfg.rollout.vllm_importance_sampling_cap
+        agent.is_cap = (cfg.rollout.vllm_importance_sampling_clip_max
                         if external and cfg.rollout.vllm_importance_sampling_correction else None)
         agent.shots_for = lambda task: dm.family_examples(task, cfg.agent.num_shots)
         dm.rank, dm.world_size = trainer.global_rank, trainer.world_size

@@ -22,7 +22,8 @@ Logged per step under ``agent/``, in TRL's names: ``reward``, ``reward_std``, ``
 Validation (:meth:`evaluate`) attempts each held-out task greedily (``val/score``, pass or fail) and
 ``agent.val_num_generations`` times at the training temperature (``val/reward_mean``, which moves in far smaller
 steps), both per family too. The co-evolution callback also runs it once before the first update
-(``trainer.val_before_training``), logged at step 0.
+(``trainer.val_before_training``), logged at step 0. The overall means are torchmetrics
+``MeanMetric``\ s, so under data parallelism they average every rank's tasks.
 
 Deliberately left out: multi-turn episodes and entropy bonuses.
 """
@@ -32,6 +33,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 import torch
+from torchmetrics import MeanMetric
 
 from lightning_genenv.losses import grpo_loss, masked_mean, truncated_is_weights
 from lightning_genenv.metrics import rollout_metrics
@@ -54,6 +56,8 @@ class AgentModule(PolicyModule):
         self.shots_for = None  # task -> few-shot examples, set by the callback
         self.is_cap: float | None = None  # truncated IS correction for an external sampler (vLLM)
         self.val_samples: list[dict] = []
+        # val/score and val/reward_mean over every rank's tasks: torchmetrics syncs them at the epoch's end
+        self.val_means = torch.nn.ModuleDict({"score": MeanMetric(), "reward_mean": MeanMetric()})
 
     # ------------------------------------------------------------------ prompts
     def encode_task(self, task, shots) -> list[int]:
@@ -133,4 +137,9 @@ class AgentModule(PolicyModule):
     def validation_step(self, tasks: list, batch_idx: int) -> None:
         metrics, self.val_samples = self.evaluate(tasks)
         for name, value in metrics.items():
-            self.log(name, value, batch_size=len(tasks), sync_dist=True)
+            key = name.removeprefix("val/")
+            if key in self.val_means:  # overall means: weighted by tasks, synced by torchmetrics
+                self.val_means[key].update(torch.tensor(value), weight=len(tasks))
+                self.log(name, self.val_means[key], batch_size=len(tasks))
+            else:  # per family
+                self.log(name, value, batch_size=len(tasks), sync_dist=True)

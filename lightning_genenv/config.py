@@ -17,6 +17,7 @@ built-ins, and ``+key=`` additions (every key must exist in the schema).
 from __future__ import annotations
 
 import difflib
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
@@ -25,7 +26,10 @@ import yaml
 from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
-CONF_DIR = Path(__file__).resolve().parent.parent / "conf"
+# An installed package holds conf/ as lightning_genenv/conf (pyproject's package-dir); a checkout has it
+# at the top of the repository.
+_PACKAGE = Path(__file__).resolve().parent
+CONF_DIR = _PACKAGE / "conf" if (_PACKAGE / "conf").is_dir() else _PACKAGE.parent / "conf"
 
 
 @dataclass
@@ -140,9 +144,11 @@ class RolloutConfig:
     cpu_kv_cache_gib: Optional[float] = None
     tensor_parallel_size: int = 1
     enforce_eager: bool = True  # no CUDA graphs / torch.compile: engine start ~40 s instead of ~220 s on CPU
-    # TRL's names: per-token truncated importance sampling exp(trainer_logp - vllm_logp), capped.
+    # TRL 1.16's names (ALIASES: the old ones): importance sampling exp(trainer_logp - vllm_logp), per
+    # token, truncated at clip_max. token_truncate is the one mode here (TRL's default is sequence_mask).
     vllm_importance_sampling_correction: bool = True
-    vllm_importance_sampling_cap: float = 2.0
+    vllm_importance_sampling_mode: str = "token_truncate"
+    vllm_importance_sampling_clip_max: float = 2.0
 
 
 @dataclass
@@ -174,7 +180,7 @@ class TrainerConfig:
 
 @dataclass
 class LoggerConfig:
-    name: str = "tensorboard"
+    name: str = "tensorboard"  # tensorboard | csv | mlflow | wandb (the last two: pip extras; run offline)
     num_text_samples: int = 4  # tasks and completions logged as text each epoch
 
 
@@ -203,7 +209,12 @@ CHOICES = {
     "strategy.name": ("single", "ddp", "fsdp"),
     "model.dtype": ("float32", "bfloat16", "float16"),
     "trainer.precision": ("32-true", "32", "bf16-mixed", "bf16-true", "16-mixed"),
+    "logger.name": ("tensorboard", "csv", "mlflow", "wandb"),  # lightning_genenv/loggers.py
+    "rollout.vllm_importance_sampling_mode": ("token_truncate",),
 }
+
+# Old key names, still accepted with a deprecation note: old -> current (TRL renamed them).
+ALIASES = {"rollout.vllm_importance_sampling_cap": "rollout.vllm_importance_sampling_clip_max"}
 
 
 # lightning_genenv.benchmarks.BENCHMARKS, by name (not imported here: it loads torch); a test keeps them equal.
@@ -262,6 +273,9 @@ def _flatten(data: dict, prefix: str = "") -> dict:
 
 
 def _set(cfg: DictConfig, key: str, value: Any, where: str) -> None:
+    if key in ALIASES:
+        warnings.warn(f"{key} (from {where}) is deprecated: it is now {ALIASES[key]}", FutureWarning, stacklevel=2)
+        key = ALIASES[key]
     valid = _leaf_keys(cfg)
     if key not in valid:
         raise ConfigError(f"unknown config key '{key}' (from {where}){_nearest(key, valid)}")
@@ -396,7 +410,7 @@ def validate(cfg: DictConfig) -> None:
         (0.0 < cfg.rollout.gpu_memory_utilization <= 1.0, "rollout.gpu_memory_utilization must be in (0, 1]"),
         (cfg.rollout.cpu_kv_cache_gib is None or cfg.rollout.cpu_kv_cache_gib > 0, "rollout.cpu_kv_cache_gib must be > 0"),
         (cfg.rollout.tensor_parallel_size >= 1, "rollout.tensor_parallel_size must be >= 1"),
-        (cfg.rollout.vllm_importance_sampling_cap >= 1.0, "rollout.vllm_importance_sampling_cap must be >= 1"),
+        (cfg.rollout.vllm_importance_sampling_clip_max >= 1.0, "rollout.vllm_importance_sampling_clip_max must be >= 1"),
     ]
     for ok, message in checks:
         if not ok:

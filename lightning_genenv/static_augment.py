@@ -27,7 +27,7 @@ from lightning_genenv.tasks import DataError, Task, write_jsonl_atomic
 def augment(cfg, model, tokenizer, dm, variations: int, out: str | Path) -> tuple[list[Task], Counter]:
     """Write ``variations`` tasks per base seed with the simulator; save the valid ones to ``out``."""
     engine = build_engine(cfg.rollout.backend, model, tokenizer, cfg.rollout.batch_size,
-                          cfg.trainer.enable_progress_bar)
+                          cfg.trainer.enable_progress_bar, cfg.rollout)
     invalid: Counter = Counter()
     records = write_tasks(engine, tokenizer, dm.base, lambda s: dm.family_examples(s, cfg.simulator.num_examples),
                           cfg.simulator, epoch=-1, invalid=invalid, num_variations=variations)

@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import callbacks.coevolution as coevolution  # noqa: E402
+import lightning_genenv.callbacks.coevolution as coevolution  # noqa: E402
 import train  # noqa: E402
 from lightning_genenv.simulator import SimulatorModule  # noqa: E402
 

@@ -337,7 +337,7 @@ def test_validation_hook_logs_benchmark_metrics(tiny_dir):
 
     from transformers import AutoTokenizer
 
-    from callbacks.benchmarks import BenchmarkValidation
+    from lightning_genenv.callbacks.benchmarks import BenchmarkValidation
 
     hook = BenchmarkValidation(["bamboogle"], DATA, limit=4)
     logged = {}

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from callbacks.coevolution import CoEvolutionCallback
+from lightning_genenv.callbacks.coevolution import CoEvolutionCallback
 from lightning_genenv.config import compose
 from lightning_genenv.data import GenEnvDataModule
 from lightning_genenv.prompts import gold_completion

@@ -123,3 +123,21 @@ def test_missing_model_path_is_clear(tmp_path):
     last = proc.stderr.strip().splitlines()[-1]
     assert last.startswith("error: Model ") and "nope" in last and "model.agent=" in last
     assert "Traceback" not in proc.stderr
+
+
+def test_old_importance_sampling_key_is_an_alias(tmp_path):
+    """TRL renamed vllm_importance_sampling_cap to ..._clip_max: the old name still works, with a note,
+    on the command line and in a run's saved config.yaml (resume)."""
+    with pytest.warns(FutureWarning, match="rollout.vllm_importance_sampling_clip_max"):
+        cfg = compose(["rollout=vllm", "rollout.vllm_importance_sampling_cap=3.5"])
+    assert cfg.rollout.vllm_importance_sampling_clip_max == 3.5 and "vllm_importance_sampling_cap" not in cfg.rollout
+    saved = OmegaConf.to_container(compose(["rollout.vllm_importance_sampling_clip_max=1.5"]))
+    del saved["rollout"]["vllm_importance_sampling_mode"]  # an old run has neither new key
+    saved["rollout"]["vllm_importance_sampling_cap"] = saved["rollout"].pop("vllm_importance_sampling_clip_max")
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump(saved))
+    with pytest.warns(FutureWarning, match="is deprecated"):
+        resumed = compose([f"resume={tmp_path}"])
+    assert resumed.rollout.vllm_importance_sampling_clip_max == 1.5
+    assert resumed.rollout.vllm_importance_sampling_mode == "token_truncate"
+    with pytest.raises(ConfigError, match="must be one of token_truncate"):
+        compose(["rollout.vllm_importance_sampling_mode=sequence_mask"])

@@ -1,11 +1,13 @@
-"""Models: the tiny test model, offline loading, LoRA wrapping, HF export, the embedded model."""
+"""Models: the tiny test model, Hub ids (online, offline), LoRA wrapping, HF export, the embedded model."""
 
 from __future__ import annotations
 
 import os
+import shutil
 
 import pytest
 import torch
+from huggingface_hub import constants as hub_constants
 from transformers import AutoModelForCausalLM, AutoTokenizer
 
 from lightning_genenv.models import embedded_model_dir, load_causal_lm, save_hf
@@ -100,13 +102,49 @@ def test_save_hf_merges_lora_into_plain_model(tiny_dir, tmp_path):
     assert any("lora_" in n for n, _ in model.named_parameters())  # the original keeps adapters
 
 
-def test_missing_model_raises_clear_error(tmp_path):
+def test_missing_model_raises_clear_error(tmp_path, monkeypatch):
     missing = tmp_path / "no_such_model"
-    with pytest.raises(FileNotFoundError, match="no_such_model") as info:
+    with pytest.raises(FileNotFoundError, match="no such directory") as info:
         load_causal_lm(str(missing))
-    assert "model.agent=" in str(info.value) and "\n" not in str(info.value)
-    with pytest.raises(FileNotFoundError, match="not-a-real-org/not-a-real-model"):
-        load_causal_lm("not-a-real-org/not-a-real-model")  # offline: fails fast, no network
+    assert "no_such_model" in str(info.value) and "model.agent=" in str(info.value) and "\n" not in str(info.value)
+    monkeypatch.setattr(hub_constants, "HF_HUB_OFFLINE", True)  # HF_HUB_OFFLINE=1: the cache only, no network
+    with pytest.raises(FileNotFoundError) as info:
+        load_causal_lm("not-a-real-org/not-a-real-model")
+    msg = str(info.value)
+    assert "\n" not in msg and "HF_HUB_OFFLINE=0" in msg and "hf download not-a-real-org/not-a-real-model" in msg
+
+
+def test_hub_id_is_downloaded_when_online(monkeypatch):
+    """Online, a Hub id goes to transformers as a download (no local_files_only); a refusal says how to fetch it."""
+    from transformers import AutoTokenizer
+
+    calls = []
+
+    def refuse(name, **kwargs):
+        calls.append(kwargs)
+        raise OSError(f"{name} is not a local folder and is not a valid model identifier listed on "
+                      "'https://huggingface.co/models'\nIf this is a private repository, ...")
+
+    monkeypatch.setattr(hub_constants, "HF_HUB_OFFLINE", False)
+    monkeypatch.setattr(AutoTokenizer, "from_pretrained", refuse)
+    with pytest.raises(FileNotFoundError) as info:
+        load_causal_lm("some-org/some-model")
+    assert calls and not any(kw.get("local_files_only") for kw in calls)
+    msg = str(info.value)
+    assert "\n" not in msg and "Hugging Face Hub did not serve it" in msg and "hf download some-org/some-model" in msg
+
+
+def test_hub_id_loads_from_the_hf_cache_offline(tiny_dir, tmp_path, monkeypatch):
+    """With HF_HUB_OFFLINE=1, a Hub id that is in the Hugging Face cache loads from it."""
+    repo = tmp_path / "hub" / "models--genenv-test--tiny"
+    commit = "0" * 40
+    shutil.copytree(tiny_dir, repo / "snapshots" / commit)
+    (repo / "refs").mkdir()
+    (repo / "refs" / "main").write_text(commit)
+    monkeypatch.setattr(hub_constants, "HF_HUB_OFFLINE", True)
+    monkeypatch.setattr(hub_constants, "HF_HUB_CACHE", str(tmp_path / "hub"))
+    model, tok = load_causal_lm("genenv-test/tiny")
+    assert model.config.vocab_size == len(tok) and tok.padding_side == "left"
 
 
 @pytest.mark.slow

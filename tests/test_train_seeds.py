@@ -140,7 +140,7 @@ def test_datamodule_seeds_from_a_benchmark(tmp_path):
 
 
 def test_validation_hook_restricts_the_trained_benchmark(tmp_path):
-    from callbacks.benchmarks import BenchmarkValidation
+    from lightning_genenv.callbacks.benchmarks import BenchmarkValidation
 
     root = _write_fixture(tmp_path)
     items = BENCHMARKS["bamboogle"].load(root / "bamboogle", Counter())

@@ -43,7 +43,7 @@ def test_missing_vllm_is_one_clear_line(monkeypatch):
 def test_vllm_config_option_composes():
     cfg = compose(["rollout=vllm"])
     assert cfg.rollout.backend == "vllm" and cfg.rollout.vllm_importance_sampling_correction
-    assert cfg.rollout.vllm_importance_sampling_cap >= 1 and cfg.rollout.enforce_eager
+    assert cfg.rollout.vllm_importance_sampling_clip_max >= 1 and cfg.rollout.enforce_eager
     with pytest.raises(ConfigError, match="gpu_memory_utilization"):
         compose(["rollout=vllm", "rollout.gpu_memory_utilization=0"])
 
@@ -172,13 +172,9 @@ def test_train_py_rollout_vllm_end_to_end(model_dir, setup, tmp_path):
     """The e2e smoke: train.main with rollout=vllm, one epoch on the tiny model, and sync metrics.
 
     It builds its own engine; the module's engine is released first so that only one runs."""
-    import gc
-
     import train
 
-    engine = setup[2]
-    del engine.host.llm
-    gc.collect()
+    _release(setup)
     out = tmp_path / "run"
     args = [f"model.agent={model_dir}", f"model.simulator={model_dir}", f"run_dir={out}", "rollout=vllm",
             "data.families=[weather,qa_arith]", "data.num_val=4", "data.seeds_per_epoch=2",
@@ -191,3 +187,50 @@ def test_train_py_rollout_vllm_end_to_end(model_dir, setup, tmp_path):
 
     summary = json.loads((out / "summary.json").read_text())
     assert summary["agent_steps"] == 2 and summary["epochs"] == 1
+
+
+def _release(setup) -> None:
+    """Free the module's engine, so that a test's own engine is the only one running."""
+    import gc
+
+    host = setup[2].host
+    if hasattr(host, "llm"):
+        del host.llm
+    gc.collect()
+
+
+@needs_vllm
+def test_static_augment_writes_its_task_set_with_vllm(model_dir, setup, tmp_path):
+    """``experiment=genenv_static rollout=vllm``: the simulator writes the static set through vLLM (it
+    once crashed there with an AttributeError: no rollout config reached the engine)."""
+    import json
+
+    from lightning_genenv import static_augment
+
+    _release(setup)
+    out = tmp_path / "static.jsonl"
+    static_augment.main([f"out={out}", "variations=1", "experiment=genenv_static", "rollout=vllm",
+                         f"model.simulator={model_dir}", "model.lora.enabled=false", "data.families=[weather]",
+                         "simulator.max_completion_length=16", "trainer.enable_progress_bar=false"])
+    assert out.is_file()
+    for line in out.read_text().splitlines():
+        assert json.loads(line)["family"] == "weather"
+
+
+@needs_vllm
+def test_evaluate_runs_with_vllm(model_dir, setup, tmp_path):
+    """``evaluate.py rollout=vllm`` scores a benchmark through the vLLM engine."""
+    import json
+
+    import evaluate
+
+    _release(setup)
+    (tmp_path / "data" / "bamboogle").mkdir(parents=True)
+    items = [{"Question": f"What is {i} plus {i}?", "Answer": str(2 * i)} for i in range(3)]
+    (tmp_path / "data" / "bamboogle" / "bamboogle_125.json").write_text(json.dumps(items))
+    out = evaluate.main(["benchmark=bamboogle", f"model={model_dir}", "rollout=vllm", f"out={tmp_path / 'eval'}",
+                         f"data_root={tmp_path / 'data'}", "max_new_tokens=8", "progress=false"])
+    records = [json.loads(line) for line in (out / "items.jsonl").read_text().splitlines()]
+    assert len(records) == 3 and all(r["prompt"] and "output" in r for r in records)
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["n_items"] == 3 and summary["decoding"] == "greedy"

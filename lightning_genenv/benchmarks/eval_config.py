@@ -23,7 +23,7 @@ REPO_ROOT = Path(__file__).resolve().parent.parent.parent
 class EvalConfig:
     benchmark: Optional[str] = None  # api_bank | bfcl | alfworld | bamboogle | travelplanner (required)
     model: str = "embedded"  # embedded | tiny | a local model directory | a train run directory | a cached HF id
-    rollout: str = "hf"
+    rollout: str = "hf"  # hf | vllm (with conf/rollout/vllm.yaml's settings)
     limit: Optional[int] = None  # evaluate this many items, spread evenly over the benchmark
     # all | heldout (the part of a derived split that data=<benchmark> never trains on); None: heldout
     # when model= is a train run directory whose data.benchmark is this benchmark, else all
@@ -43,7 +43,7 @@ class EvalConfig:
     judge_api_key_env: Optional[str] = "OPENAI_API_KEY"  # name of the env variable holding the key
 
 
-CHOICES = {"rollout": ("hf",), "dtype": ("float32", "bfloat16", "float16"), "split": ("all", "heldout"),
+CHOICES = {"rollout": ("hf", "vllm"), "dtype": ("float32", "bfloat16", "float16"), "split": ("all", "heldout"),
            "mode": ("step", "episode")}
 
 

@@ -1,0 +1,195 @@
+"""GenEnv co-evolution: ``genenv-train [group=option ...] [key.sub=value ...]`` (or ``python train.py``).
+
+Composes ``conf/``, loads the agent and the simulator, and runs the agent's Lightning trainer with
+the :class:`CoEvolutionCallback`, which drives the simulator's own trainer once per epoch. The run
+directory gets ``config.yaml``, ``tb/`` (TensorBoard: ``agent`` and ``simulator`` runs; or what
+``logger=`` picks, :mod:`lightning_genenv.loggers`), ``pools/``,
+``checkpoints/last.ckpt``, ``final/{agent,simulator}`` (Hugging Face format) and ``summary.json``.
+"""
+
+from __future__ import annotations
+
+import json
+import resource
+import sys
+import time
+from datetime import datetime
+from pathlib import Path
+
+import lightning as L
+import torch
+from lightning.pytorch.callbacks import TQDMProgressBar
+from lightning.pytorch.strategies import ModelParallelStrategy
+from lightning.pytorch.utilities import rank_zero_only
+
+from lightning_genenv.callbacks import benchmarks as benchmark_validation
+from lightning_genenv.callbacks.coevolution import CoEvolutionCallback
+from lightning_genenv.agent import AgentModule
+from lightning_genenv.config import ConfigError, compose, groups, to_yaml
+from lightning_genenv.data import GenEnvDataModule
+from lightning_genenv.distributed import fingerprint, records_fingerprint
+from lightning_genenv.loggers import make_logger, require_logger
+from lightning_genenv.models import ModelUnavailable, export_hf, load_from_config
+from lightning_genenv.policy import NonFiniteError
+from lightning_genenv.pools import PoolError
+from lightning_genenv.rollout import choose_backend, describe
+from lightning_genenv.resume import checkpoint_to_resume, drop_events_after
+from lightning_genenv.simulator import SimulatorModule
+from lightning_genenv.static_augment import augment
+from lightning_genenv.tasks import DataError
+
+
+def _devices_per_node(s) -> int:
+    if isinstance(s.devices, int):
+        return s.devices
+    if isinstance(s.devices, (list, tuple)) or hasattr(s.devices, "__len__") and not isinstance(s.devices, str):
+        return len(s.devices)
+    use_gpu = s.accelerator in ("gpu", "cuda") or s.accelerator == "auto" and torch.cuda.is_available()
+    return max(torch.cuda.device_count(), 1) if use_gpu else 1
+
+
+def make_trainer(cfg, logger, callbacks=(), **kwargs) -> L.Trainer:
+    """A Lightning trainer for one player, from the strategy and trainer groups."""
+    s, t = cfg.strategy, cfg.trainer
+    if s.name == "fsdp":  # FSDP2 through Lightning; FSDP1 (strategy="fsdp") refuses CPUs
+        strategy = ModelParallelStrategy(data_parallel_size=s.num_nodes * _devices_per_node(s),
+                                         tensor_parallel_size=1, save_distributed_checkpoint=False)
+    else:
+        strategy = {"single": "auto", "ddp": "ddp"}[s.name]
+    # tqdm, not rich: two trainers in one process cannot share rich's single live display.
+    callbacks = [*callbacks, TQDMProgressBar()] if t.enable_progress_bar else list(callbacks)
+    return L.Trainer(
+        accelerator=s.accelerator, devices=s.devices, num_nodes=s.num_nodes, strategy=strategy,
+        precision=t.precision, gradient_clip_val=t.gradient_clip_val, logger=logger,
+        log_every_n_steps=t.log_every_n_steps, enable_progress_bar=t.enable_progress_bar,
+        enable_model_summary=False, callbacks=callbacks, **kwargs,
+    )
+
+
+def write_rank_report(run_dir: Path, rank: int, agent, simulator, dm) -> None:
+    report = {"agent": fingerprint(agent.model), "d_train": records_fingerprint(dm.d_train),
+              "d_env": records_fingerprint(dm.d_env)}
+    if simulator is not None:
+        report["simulator"] = fingerprint(simulator.model)
+    (run_dir / "ranks").mkdir(exist_ok=True)
+    (run_dir / "ranks" / f"rank{rank}.json").write_text(json.dumps(report, indent=2))
+
+
+def _resolve_rollout(cfg, run_dir: Path, models: list) -> None:
+    """``rollout.backend=auto`` becomes vLLM or transformers; say which and why, and record it."""
+    s = cfg.strategy
+    processes = 1 if s.name == "single" else s.num_nodes * _devices_per_node(s)
+    gpu = s.accelerator in ("gpu", "cuda") or s.accelerator == "auto" and torch.cuda.is_available()
+    described = [describe(m) for m in models]
+    cfg.rollout.backend, cfg.rollout.chosen_because = choose_backend(cfg.rollout.backend, described, processes, gpu)
+    if rank_zero_only.rank == 0:
+        print(f"rollout: {cfg.rollout.backend} ({cfg.rollout.chosen_because})", flush=True)
+    (run_dir / "config.yaml").write_text(to_yaml(cfg))
+
+
+def run(cfg) -> Path:
+    """Run co-evolution on a composed config; returns the run directory."""
+    start = time.perf_counter()
+    if cfg.rollout.backend == "vllm":  # fail in one line, before any model loads
+        from lightning_genenv.rollout.vllm import require_vllm
+
+        require_vllm()
+    require_logger(cfg.logger.name)  # an optional logger's package, checked before any model loads
+    if cfg.strategy.cpu_offload and (cfg.strategy.accelerator == "cpu" or not torch.cuda.is_available()):
+        raise ConfigError("strategy.cpu_offload=true offloads from GPUs to the CPU; it needs a GPU "
+                          "(torch: 'Cannot access accelerator device when none is available')")
+    run_dir = Path(cfg.run_dir or Path("runs") / datetime.now().strftime("%Y%m%d-%H%M%S"))
+    ckpt_path = checkpoint_to_resume(run_dir, bool(cfg.resume), rank_zero_only.rank == 0)
+    if ckpt_path is not None and rank_zero_only.rank == 0:  # curves go on from the checkpoint, no overlap
+        drop_events_after(run_dir / "tb", ckpt_path.stat().st_mtime)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    cfg.run_dir = str(run_dir)
+    (run_dir / "config.yaml").write_text(to_yaml(cfg))
+    L.seed_everything(cfg.seed, workers=True, verbose=False)
+
+    cur = cfg.curriculum
+    agent_model, agent_tok = load_from_config(cfg.model, cfg.model.agent)
+    acc = cfg.trainer.accumulate_grad_batches
+    dm = GenEnvDataModule(cfg.data, cfg.agent, agent_tok.pad_token_id, run_dir, acc,
+                          cfg.trainer.benchmarks_root)
+    agent = AgentModule(agent_model, agent_tok, cfg.agent, acc, cfg.strategy.cpu_offload,
+                        cfg.trainer.max_nonfinite_steps)
+    simulator = None
+    if cur.task_source == "simulator":
+        sim_model, sim_tok = load_from_config(cfg.model, cfg.model.simulator)
+        simulator = SimulatorModule(sim_model, sim_tok, cfg.simulator, cur.train_simulator,
+                                    cfg.strategy.cpu_offload, cfg.trainer.max_nonfinite_steps)
+    _resolve_rollout(cfg, run_dir, [agent_model] + ([simulator.model] if simulator is not None else []))
+    if cur.task_source == "static":
+        dm.setup()
+        if cur.static_path is None:  # GenEnv-Static: the simulator writes the fixed set once, now
+            sim_model, sim_tok = load_from_config(cfg.model, cfg.model.simulator)
+            cur.static_path = str(run_dir / "static_tasks.jsonl")
+            augment(cfg, sim_model, sim_tok, dm, cur.static_variations, cur.static_path)
+            del sim_model
+            (run_dir / "config.yaml").write_text(to_yaml(cfg))
+        dm.load_static(cur.static_path)
+
+    sim_trainer = None
+    if cfg.curriculum.train_simulator:
+        sim_logger = make_logger(cfg.logger.name, run_dir, "simulator")
+        sim_trainer = make_trainer(cfg, sim_logger, max_epochs=0, enable_checkpointing=False)
+    coevolution = CoEvolutionCallback(cfg, dm, simulator, sim_trainer)
+    logger = make_logger(cfg.logger.name, run_dir, "agent")
+    callbacks = [coevolution, *benchmark_validation.from_config(cfg)]  # coevolution writes last.ckpt
+    trainer = make_trainer(
+        cfg, logger, max_epochs=cfg.trainer.max_epochs, callbacks=callbacks,
+        accumulate_grad_batches=acc, check_val_every_n_epoch=cfg.trainer.val_every_n_epochs,
+        use_distributed_sampler=False,  # the callback shards rollouts and batches itself
+        num_sanity_val_steps=cfg.trainer.num_sanity_val_steps, default_root_dir=run_dir,
+        enable_checkpointing=False,
+    )
+    trainer.fit(agent, datamodule=dm, ckpt_path=ckpt_path, weights_only=True)  # no pickled code
+    if trainer.world_size > 1:  # every rank must hold the same players and pools; record it
+        write_rank_report(run_dir, trainer.global_rank, agent, simulator, dm)
+
+    if cfg.trainer.save_hf:  # collective under FSDP: every rank takes part, rank 0 writes
+        export_hf(cfg.model, cfg.model.agent, agent.model, agent_tok, run_dir / "final" / "agent")
+        if simulator is not None:
+            export_hf(cfg.model, cfg.model.simulator, simulator.model, simulator.tokenizer,
+                      run_dir / "final" / "simulator")
+    if trainer.is_global_zero:
+        summary = {k: float(v) for k, v in trainer.callback_metrics.items()}
+        peak_rss_gb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20  # Linux: KiB
+        summary.update(wall_time_s=round(time.perf_counter() - start, 1), peak_rss_gb=round(peak_rss_gb, 2),
+                       epochs=trainer.current_epoch,
+                       agent_steps=trainer.global_step, simulator_epochs=coevolution.sim_epochs,
+                       invalid_generations=dict(coevolution.invalid), skipped_records=dict(dm.skipped),
+                       pool_repairs=[r["action"] for r in dm.repairs])
+        (run_dir / "summary.json").write_text(json.dumps(summary, indent=2))
+        print(f"run directory: {run_dir}  ({summary['wall_time_s']} s)")
+    return run_dir
+
+
+def usage() -> str:
+    """``--help``: this module's docstring and every config group with its options."""
+    options = "\n".join(f"  {group}: {', '.join(names)}" for group, names in groups().items())
+    return (f"{__doc__.strip()}\n\n"
+            f"config groups (conf/<group>/<option>.yaml; the defaults are in conf/config.yaml):\n{options}\n"
+            f"every key, its type and its default: lightning_genenv/config.py")
+
+
+def main(argv: list[str] | None = None) -> Path | None:
+    argv = sys.argv[1:] if argv is None else argv
+    if {"-h", "--help"} & set(argv):
+        print(usage())
+        return None
+    try:
+        cfg = compose(argv)
+        return run(cfg)
+    except (ConfigError, FileNotFoundError, DataError, ModelUnavailable, NonFiniteError, PoolError) as e:
+        sys.exit(f"error: {e}")
+
+
+def cli() -> None:
+    """The ``genenv-train`` console script (``main`` returns a path, which ``sys.exit`` would print as an error)."""
+    main()
+
+
+if __name__ == "__main__":
+    main()
