@@ -195,7 +195,8 @@ class GenEnvDataModule(L.LightningDataModule):
             raise DataError(f"data.train_path={self.cfg.train_path}: no family has two distinct questions to "
                             f"hold out for validation; pass data.val_path")
         rank_zero_info(f"data.val_path is not set: validating on {len(val)} of the {len(tasks)} tasks in "
-                       f"{self.cfg.train_path} (data.val_fraction={self.cfg.val_fraction}), training on the other {len(train)}")
+                       f"{self.cfg.train_path} (data.val_fraction={self.cfg.val_fraction}), "
+                       f"training on the other {len(train)}")
         return train, val
 
     def _benchmark_seeds(self) -> tuple[list[Task], list[Task]]:
