@@ -333,7 +333,7 @@ class CoEvolutionCallback(L.Callback):
             return
         last, tmp = self.ckpt_dir / "last.ckpt", self.ckpt_dir / ".last.ckpt.tmp"
         t0 = time.perf_counter()
-        trainer.save_checkpoint(tmp)
+        trainer.save_checkpoint(tmp, weights_only=False)  # the full state: optimizer, loops, callbacks
         trainer.strategy.barrier()
         if trainer.is_global_zero:
             os.replace(tmp, last)
@@ -401,7 +401,7 @@ class CoEvolutionCallback(L.Callback):
         kept until the agent's next checkpoint names this one."""
         if self.ckpt_dir is None:
             return
-        self.sim_trainer.save_checkpoint(self.simulator_ckpt(self.sim_epochs))
+        self.sim_trainer.save_checkpoint(self.simulator_ckpt(self.sim_epochs), weights_only=False)
         if self.sim_trainer.is_global_zero and self.sim_epochs > 2:
             self.simulator_ckpt(self.sim_epochs - 2).unlink(missing_ok=True)
 

@@ -117,10 +117,10 @@ class DataConfig:
     # trainer.benchmarks_root; api_bank | bfcl | bamboogle (alfworld, travelplanner: refused)
     benchmark: Optional[str] = None
     train_path: Optional[str] = None  # JSONL of seed tasks; None: the embedded seeds (or data.benchmark's)
-    val_path: Optional[str] = None  # JSONL of validation tasks; None: the embedded held-out split
+    val_path: Optional[str] = None  # JSONL of validation tasks; None: val_fraction of train_path (or of the embedded seeds)
     seed: int = 0  # seed of the embedded seed generator and split
     families: Optional[list[str]] = None  # keep only these task families (None: all)
-    val_fraction: float = 0.15
+    val_fraction: float = 0.15  # held out for validation when val_path is None (stratified by family)
     num_val: int = 0  # validation tasks used each epoch (0: all held-out tasks)
     seeds_per_epoch: int = 8
     tasks_per_epoch: int = 16  # agent groups per epoch: valid generated, then replay, then base

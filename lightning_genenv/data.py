@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import lightning as L
-from lightning.pytorch.utilities import rank_zero_warn
+from lightning.pytorch.utilities import rank_zero_info, rank_zero_warn
 import torch
 from torch.utils.data import DataLoader, Dataset
 
@@ -160,13 +160,15 @@ class GenEnvDataModule(L.LightningDataModule):
             return
         if self.cfg.train_path:
             self.base = read_tasks(self.cfg.train_path, self.skipped)
+            if not self.cfg.val_path and not self.cfg.get("benchmark"):
+                self.base, self.val = self._split_train_file(self.base)
         if self.cfg.val_path:
             self.val = read_tasks(self.cfg.val_path, self.skipped)
         if self.cfg.get("benchmark") and (not self.cfg.train_path or not self.cfg.val_path):
             train, val = self._benchmark_seeds()
             self.base = self.base or train
             self.val = self.val or val
-        elif not self.cfg.train_path or not self.cfg.val_path:
+        elif not self.cfg.train_path:
             from lightning_genenv.seeds import embedded_seeds
 
             train, val = embedded_seeds(seed=self.cfg.seed, val_fraction=self.cfg.val_fraction)
@@ -184,6 +186,22 @@ class GenEnvDataModule(L.LightningDataModule):
             self.val = random.Random(self.cfg.seed).sample(self.val, self.cfg.num_val)
         self.d_train = [{"task": t.to_dict(), "source": "seed"} for t in self.base]
         self._loaded = True
+
+    def _split_train_file(self, tasks: list[Task]) -> tuple[list[Task], list[Task]]:
+        """``data.train_path`` without ``data.val_path``: hold out ``data.val_fraction`` of the file's
+        tasks (by family, as the embedded seeds are split) for validation, and say so."""
+        from lightning_genenv.seeds import split_seeds
+
+        if not tasks:
+            return tasks, []
+        train, val = split_seeds(tasks, val_fraction=self.cfg.val_fraction, seed=self.cfg.seed)
+        if not val:
+            raise DataError(f"data.train_path={self.cfg.train_path}: no family has two distinct questions to "
+                            f"hold out for validation; pass data.val_path")
+        rank_zero_info(f"data.val_path is not set: validating on {len(val)} of the {len(tasks)} tasks in "
+                       f"{self.cfg.train_path} (data.val_fraction={self.cfg.val_fraction}), "
+                       f"training on the other {len(train)}")
+        return train, val
 
     def _benchmark_seeds(self) -> tuple[list[Task], list[Task]]:
         """(train seeds, held-out tasks) of ``data.benchmark``; its skipped items are counted as

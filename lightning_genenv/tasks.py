@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import sys
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -278,3 +279,43 @@ def read_tasks(path: str | Path, skipped: Counter | None = None) -> list[Task]:
         except TypeError:
             skipped["bad_field_type"] += 1
     return tasks
+
+
+# ----------------------------------------------------------------------------- command line
+
+CHECK_USAGE = "usage: python -m lightning_genenv.tasks check FILE.jsonl"
+
+
+def check_file(path: str | Path) -> tuple[list[Task], Counter]:
+    """Valid tasks of a JSONL file and its bad lines counted by reason (what training would skip)."""
+    skipped: Counter = Counter()
+    return read_tasks(path, skipped), skipped
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``check FILE``: print the valid tasks' counts and the bad lines' counts by reason.
+
+    Exit status: 0 when every line is a valid task, 1 when some line is not (or none is valid),
+    2 for a usage error or an unreadable file."""
+    argv = sys.argv[1:] if argv is None else argv
+    if len(argv) != 2 or argv[0] != "check":
+        print(CHECK_USAGE, file=sys.stderr)
+        return 2
+    try:
+        tasks, skipped = check_file(argv[1])
+    except FileNotFoundError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    bad = sum(skipped.values())
+    print(f"{argv[1]}: {len(tasks)} valid tasks, {bad} bad lines")
+    for reason, n in sorted(skipped.items(), key=lambda kv: (-kv[1], kv[0])):
+        print(f"  {reason}: {n}")
+    for key in ("check", "family"):
+        counts = Counter(getattr(t, key) for t in tasks)
+        if counts:
+            print(f"by {key}: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
+    return 1 if bad or not tasks else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

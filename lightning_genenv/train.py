@@ -18,11 +18,11 @@ from pathlib import Path
 
 import lightning as L
 import torch
-from lightning.pytorch.callbacks import TQDMProgressBar
 from lightning.pytorch.strategies import ModelParallelStrategy
 from lightning.pytorch.utilities import rank_zero_only
 
 from lightning_genenv.callbacks import benchmarks as benchmark_validation
+from lightning_genenv.callbacks.console import EpochSummary, MetricsBar, silence_third_party, start_lines
 from lightning_genenv.callbacks.coevolution import CoEvolutionCallback
 from lightning_genenv.agent import AgentModule
 from lightning_genenv.config import ConfigError, compose, groups, to_yaml
@@ -57,7 +57,7 @@ def make_trainer(cfg, logger, callbacks=(), **kwargs) -> L.Trainer:
     else:
         strategy = {"single": "auto", "ddp": "ddp"}[s.name]
     # tqdm, not rich: two trainers in one process cannot share rich's single live display.
-    callbacks = [*callbacks, TQDMProgressBar()] if t.enable_progress_bar else list(callbacks)
+    callbacks = [*callbacks, MetricsBar()] if t.enable_progress_bar else list(callbacks)
     return L.Trainer(
         accelerator=s.accelerator, devices=s.devices, num_nodes=s.num_nodes, strategy=strategy,
         precision=t.precision, gradient_clip_val=t.gradient_clip_val, logger=logger,
@@ -90,6 +90,7 @@ def _resolve_rollout(cfg, run_dir: Path, models: list) -> None:
 def run(cfg) -> Path:
     """Run co-evolution on a composed config; returns the run directory."""
     start = time.perf_counter()
+    silence_third_party()
     if cfg.rollout.backend == "vllm":  # fail in one line, before any model loads
         from lightning_genenv.rollout.vllm import require_vllm
 
@@ -105,6 +106,8 @@ def run(cfg) -> Path:
     run_dir.mkdir(parents=True, exist_ok=True)
     cfg.run_dir = str(run_dir)
     (run_dir / "config.yaml").write_text(to_yaml(cfg))
+    if rank_zero_only.rank == 0:
+        print("\n".join(start_lines(cfg, run_dir)), flush=True)
     L.seed_everything(cfg.seed, workers=True, verbose=False)
 
     cur = cfg.curriculum
@@ -136,7 +139,7 @@ def run(cfg) -> Path:
         sim_trainer = make_trainer(cfg, sim_logger, max_epochs=0, enable_checkpointing=False)
     coevolution = CoEvolutionCallback(cfg, dm, simulator, sim_trainer)
     logger = make_logger(cfg.logger.name, run_dir, "agent")
-    callbacks = [coevolution, *benchmark_validation.from_config(cfg)]  # coevolution writes last.ckpt
+    callbacks = [coevolution, *benchmark_validation.from_config(cfg), EpochSummary()]  # coevolution writes last.ckpt
     trainer = make_trainer(
         cfg, logger, max_epochs=cfg.trainer.max_epochs, callbacks=callbacks,
         accumulate_grad_batches=acc, check_val_every_n_epoch=cfg.trainer.val_every_n_epochs,

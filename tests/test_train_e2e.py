@@ -97,11 +97,11 @@ def test_tensorboard_has_every_curve(run_dir):
 def test_run_directory_reloads(run_dir):
     cfg = OmegaConf.merge(OmegaConf.structured(Config), OmegaConf.create((run_dir / "config.yaml").read_text()))
     assert cfg.run_dir == str(run_dir) and cfg.trainer.max_epochs == 2
-    ckpt = torch.load(run_dir / "checkpoints" / "last.ckpt", map_location="cpu", weights_only=False)
+    ckpt = torch.load(run_dir / "checkpoints" / "last.ckpt", map_location="cpu", weights_only=True)
     # written at the end of the last epoch (index 1), after the simulator's update
     assert ckpt["epoch"] == 1 and len(ckpt["GenEnvDataModule"]["d_env"]) == 2 * 4 * 2
     sim_epochs = ckpt["callbacks"]["CoEvolutionCallback"]["sim_epochs"]
-    sim = torch.load(run_dir / "checkpoints" / f"simulator-{sim_epochs}.ckpt", map_location="cpu", weights_only=False)
+    sim = torch.load(run_dir / "checkpoints" / f"simulator-{sim_epochs}.ckpt", map_location="cpu", weights_only=True)
     assert sim["optimizer_states"] and sim["global_step"] > 0
     for player in ("agent", "simulator"):
         model = AutoModelForCausalLM.from_pretrained(run_dir / "final" / player)

@@ -3,7 +3,8 @@
 Prompts are left-padded and sampled in chunks of ``batch_size`` prompts with
 ``num_return_sequences=n``. Log-probs are those of the sampled tokens under the
 temperature-scaled logits (``log_softmax(logits / T)``), the same quantity the trainer computes, so
-that they can serve as the old policy's log-probs.
+that they can serve as the old policy's log-probs. The progress bar counts samples (prompts x
+``n``), advances after each chunk and shows the chunk's decode step (``token t/max``) in between.
 
 Deliberately left out: continuous batching and prefix caching (the vLLM backend's job).
 """
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import torch
 from tqdm.auto import tqdm
+from transformers import StoppingCriteria, StoppingCriteriaList
 
 from lightning_genenv.distributed import world
 from lightning_genenv.losses import cache_kwarg, output_cache
@@ -39,15 +41,19 @@ class HFEngine:
         groups: list[list[Sample]] = []
         was_training = self.model.training
         self.model.eval()
-        starts = range(0, len(prompts), self.batch_size)
+        bar = tqdm(total=len(prompts) * params.n, desc=desc, unit="sample", leave=False,
+                   disable=not (desc and self.progress))
         try:
-            for start in tqdm(starts, desc=desc, disable=not (desc and self.progress), leave=False):
-                groups.extend(self._generate_chunk(prompts[start:start + self.batch_size], params))
+            for start in range(0, len(prompts), self.batch_size):
+                chunk = prompts[start:start + self.batch_size]
+                groups.extend(self._generate_chunk(chunk, params, None if bar.disable else bar))
+                bar.update(len(chunk) * params.n)
         finally:
+            bar.close()
             self.model.train(was_training)
         return groups
 
-    def _generate_chunk(self, prompts: list[list[int]], params: SamplingParams) -> list[list[Sample]]:
+    def _generate_chunk(self, prompts: list[list[int]], params: SamplingParams, bar=None) -> list[list[Sample]]:
         device = next(self.model.parameters()).device
         width = max(len(p) for p in prompts)
         input_ids = torch.full((len(prompts), width), self.pad_id, dtype=torch.long)
@@ -70,12 +76,13 @@ class HFEngine:
             attention = attention.repeat_interleave(params.n, dim=0)
         # FSDP-sharded weights: every rank must run the same number of forward passes.
         synced = world()[1] > 1 and any(hasattr(p, "full_tensor") for p in self.model.parameters())
+        steps = StoppingCriteriaList([_DecodeStep(bar, width, params.max_new_tokens)] if bar is not None else [])
         out = self.model.generate(
             input_ids=input_ids, attention_mask=attention, **{cache_kwarg(self.model): cache},
             do_sample=not params.greedy, num_return_sequences=1 if cache is not None else params.n,
             max_new_tokens=params.max_new_tokens, pad_token_id=self.pad_id,
             eos_token_id=sorted(self.eos_ids), return_dict_in_generate=True, output_logits=True,
-            use_cache=True, synced_gpus=synced, **sampling,
+            use_cache=True, synced_gpus=synced, stopping_criteria=steps, **sampling,
         )
         new_tokens = out.sequences[:, width:].cpu()
         temperature = 1.0 if params.greedy else params.temperature
@@ -101,3 +108,15 @@ class HFEngine:
                 ))
             groups.append(group)
         return groups
+
+
+class _DecodeStep(StoppingCriteria):
+    """Never stops generation: shows the chunk's decode step on the progress bar (at most 10/s)."""
+
+    def __init__(self, bar, prompt_width: int, max_new_tokens: int):
+        self.bar, self.width, self.max_new_tokens = bar, prompt_width, max_new_tokens
+
+    def __call__(self, input_ids: torch.Tensor, scores, **kwargs) -> torch.Tensor:
+        self.bar.set_postfix_str(f"token {input_ids.shape[1] - self.width}/{self.max_new_tokens}", refresh=False)
+        self.bar.update(0)  # redraws once tqdm's mininterval has passed
+        return torch.zeros(input_ids.shape[0], dtype=torch.bool, device=input_ids.device)

@@ -23,7 +23,8 @@
 * Group sampling is one request per prompt with ``SamplingParams(n=num_generations)``, prefix
   caching is on, and the sampled tokens' log-probs are returned as ``processed_logprobs``
   (temperature-scaled, as the trainer computes them; with ``top_p < 1`` vLLM renormalizes over the
-  nucleus, the trainer does not).
+  nucleus, the trainer does not). The progress bar is vLLM's own loop's, relabelled: it advances
+  as each prompt's group finishes, without splitting the batch.
 
 Deliberately left out: vLLM's LoRA adapters (merged weights are pushed instead), sleep mode (vLLM
 implements it for CUDA only; on a GPU the colocated engines fit next to training with a small
@@ -201,6 +202,18 @@ class _Host:
         self.llm.reset_prefix_cache()
 
 
+def _bar(desc: str, samples: int):
+    """A tqdm factory for ``LLM.generate``: vLLM's own loop advances it by ``n`` as each prompt's
+    group finishes, so it moves per prompt at full batching; labelled like the hf backend's bar."""
+    from tqdm.auto import tqdm
+
+    def make(**kwargs):  # vLLM passes total (in prompts), desc and postfix; we count samples
+        return tqdm(total=samples, desc=desc, unit="sample", leave=False, dynamic_ncols=True,
+                    postfix=kwargs.get("postfix"))
+
+    return make
+
+
 class VLLMEngine:
     """The :class:`~lightning_genenv.rollout.base.RolloutEngine` protocol on a colocated vLLM."""
 
@@ -251,8 +264,8 @@ class VLLMEngine:
             max_tokens=params.max_new_tokens, logprobs=0, stop_token_ids=sorted(self.eos_ids),
             detokenize=False, skip_special_tokens=True,
         )
-        outputs = self.host.llm.generate([{"prompt_token_ids": list(p)} for p in prompts], sampling,
-                                         use_tqdm=bool(desc and self.progress))
+        bar = _bar(desc, len(prompts) * params.n) if desc and self.progress else False
+        outputs = self.host.llm.generate([{"prompt_token_ids": list(p)} for p in prompts], sampling, use_tqdm=bar)
         groups = []
         for prompt, out in zip(prompts, outputs):
             group = []

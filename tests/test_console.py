@@ -1,0 +1,66 @@
+"""What a run prints: where it writes first, one summary line per epoch, a progress bar with the
+reward and the validation score, and none of the third-party tips and warnings."""
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from callbacks.console import epoch_reward, summary_line
+from tests.test_train_e2e import TINY_ARGS
+
+ROOT = Path(__file__).resolve().parent.parent
+SUMMARY = re.compile(r"^epoch (\d+)/2  reward (\S+)  p̂ (\S+)  valid (\S+)  val/score (\S+)  time (\d+) s$")
+NOISE = ("litlogger", "weights_only", "pytree", "LeafSpec", "in eval mode", "v_num")
+
+
+def test_epoch_reward_weights_the_kinds_by_their_task_counts():
+    logged = {"rollout/reward/generated": 0.5, "rollout/num_tasks/generated": 6.0,
+              "rollout/reward/base": 0.0, "rollout/num_tasks/base": 2.0, "rollout/num_tasks/replay": 0.0}
+    assert epoch_reward(logged) == pytest.approx(0.375)
+    assert epoch_reward({}) is None
+
+
+def test_summary_line_marks_what_was_not_logged():
+    line = summary_line(0, 3, {"rollout/reward/base": 0.25, "rollout/num_tasks/base": 8.0}, 61.4)
+    assert line == "epoch 1/3  reward 0.250  p̂ -  valid -  val/score -  time 61 s"
+
+
+@pytest.fixture(scope="module")
+def console(tiny_dir, tmp_path_factory):
+    """A tiny 2-epoch run of train.py in its own process, stdout and stderr as one console."""
+    out = tmp_path_factory.mktemp("console") / "run"
+    args = ["model=tiny", "rollout=hf", f"run_dir={out}", *TINY_ARGS, "trainer.enable_progress_bar=true"]
+    result = subprocess.run([sys.executable, "train.py", *args], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True, timeout=1200,
+                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    assert result.returncode == 0, result.stdout[-3000:]
+    return out, result.stdout
+
+
+def test_run_directory_and_dashboard_come_first(console):
+    out, text = console
+    first = text.split("\n")[:10]
+    assert f"run directory: {out}" in first
+    assert f"view the curves: tensorboard --logdir {out / 'tb'}" in first
+
+
+def test_one_summary_line_per_epoch_with_the_logged_values(console):
+    out, text = console
+    found = [m for seg in re.split(r"[\r\n]", text) if (m := SUMMARY.match(seg.strip()))]
+    assert [m.group(1) for m in found] == ["1", "2"]
+    final = json.loads((out / "summary.json").read_text())
+    assert found[-1].group(5) == f"{final['val/score']:.3f}"  # validation ran: its score, not '-'
+    assert all(m.group(2) != "-" for m in found)  # every epoch rolled out
+
+
+def test_progress_bar_shows_reward_and_score_and_no_third_party_noise(console):
+    _, text = console
+    assert "reward=" in text and "val/score=" in text
+    assert re.search(r"agent: attempts: .*\d+/32 \[", text), "the rollout bar counts samples (8 tasks x 4)"
+    noisy = [word for word in NOISE if word.lower() in text.lower()]
+    assert not noisy, f"console carries {noisy}"
