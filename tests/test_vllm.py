@@ -105,6 +105,18 @@ def test_greedy_outputs_and_logprobs_match_transformers(setup):
 
 
 @needs_vllm
+def test_a_labelled_generation_shows_a_bar_counting_samples(setup, capsys):
+    """What train.py does (progress on, a label): vLLM calls the bar factory for its prompt rendering
+    (with the prompts) and for its engine loop (with a total): both must work."""
+    model, tok, engine, cfg = setup
+    shown = build_engine("vllm", model, tok, 16, progress=True, rollout_cfg=cfg, share_with=engine)
+    groups = shown.generate(PROMPTS[:2], SamplingParams(n=3, temperature=0.7, max_new_tokens=6), desc="agent: attempts")
+    assert [len(g) for g in groups] == [3, 3]
+    err = capsys.readouterr().err
+    assert "agent: attempts" in err and "6/6" in err  # 2 prompts x 3 samples
+
+
+@needs_vllm
 def test_sampled_group_logprobs_match_the_trainer(setup):
     model, tok, engine, _ = setup
     groups = engine.generate(PROMPTS[:2], SamplingParams(n=4, temperature=0.7, max_new_tokens=10))

@@ -207,7 +207,10 @@ def _bar(desc: str, samples: int):
     group finishes, so it moves per prompt at full batching; labelled like the hf backend's bar."""
     from tqdm.auto import tqdm
 
-    def make(**kwargs):  # vLLM passes total (in prompts), desc and postfix; we count samples
+    def make(*iterable, **kwargs):
+        if iterable:  # vLLM's first use wraps the prompts while rendering them: no bar for that
+            return iterable[0]
+        # the engine loop: vLLM passes total (in prompts), desc and postfix; we count samples
         return tqdm(total=samples, desc=desc, unit="sample", leave=False, dynamic_ncols=True,
                     postfix=kwargs.get("postfix"))
 
