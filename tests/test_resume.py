@@ -64,7 +64,7 @@ def _assert_same_run(run: Path, reference: Path) -> None:
             torch.testing.assert_close(got[k], want[k], rtol=1e-5, atol=1e-6, msg=f"{player} {k}")
         # every curve continues with no gap or overlap: the same points at the same steps
         ours, theirs = _scalars(run, player), _scalars(reference, player)
-        timing = {t for t in {*ours, *theirs} if t.startswith("time/")}
+        timing = {t for t in {*ours, *theirs} if t.startswith("time/") or "tokens_per_second" in t}
         assert ours.keys() - timing == theirs.keys() - timing
         for tag in theirs.keys() - timing:
             assert [s for s, _ in ours[tag]] == [s for s, _ in theirs[tag]], f"{player} {tag} steps"
