@@ -88,7 +88,7 @@ class AgentModule(PolicyModule):
             use_bias_correction_kl=cfg.use_bias_correction_kl, is_weights=is_weights,
         )
         n = batch["completion_ids"].size(0)
-        log = {"agent/loss": loss.detach(), **rollout_metrics(batch, self.cfg.num_generations),
+        log = {"agent/loss": loss.detach(), **rollout_metrics(batch),
                "agent/entropy": masked_mean(-logp.detach(), mask),
                "agent/sampler_logprob_gap": masked_mean((logp.detach() - sampler).abs(), mask)}
         if is_weights is not None:

@@ -29,8 +29,13 @@ def completion_stats(lengths: torch.Tensor, truncated: torch.Tensor) -> dict[str
             "completions/max_length": lengths.max(), "completions/clipped_ratio": truncated.float().mean()}
 
 
-def rollout_metrics(batch: dict, num_generations: int, prefix: str = "agent/") -> dict[str, torch.Tensor]:
-    """Reward and completion statistics of a collated GRPO batch (:func:`data.collate_groups`)."""
-    stats = {**group_reward_stats(batch["rewards"], num_generations),
-             **completion_stats(batch["completion_lengths"], batch["truncated"])}
+def rollout_metrics(batch: dict, prefix: str = "agent/") -> dict[str, torch.Tensor]:
+    """Reward and completion statistics of a collated GRPO batch (:func:`data.collate_groups`), whose
+    completions come group by group, as many per prompt."""
+    per_group = batch["completion_ids"].size(0) // batch["prompt_ids"].size(0)
+    lengths = batch.get("completion_lengths")  # before any truncation mask; else the mask's
+    lengths = batch["completion_mask"].sum(-1) if lengths is None else lengths
+    truncated = batch.get("truncated")
+    truncated = torch.zeros_like(lengths, dtype=torch.bool) if truncated is None else truncated
+    stats = {**group_reward_stats(batch["rewards"], per_group), **completion_stats(lengths, truncated)}
     return {prefix + k: v for k, v in stats.items()}

@@ -48,11 +48,17 @@ def test_engine_greedy_is_deterministic_and_batch_independent(tiny):
     assert [g[0].completion_ids for g in together] == [g[0].completion_ids for g in alone]
 
 
-def _agent_batch(tok, n=4):
+def _agent_batch(tok, n=4, sampler=None):
+    """One group of ``n`` completions; with ``sampler``, its log-probs are that policy's own, as an
+    engine returns them (they are the old policy of the PPO ratio)."""
     g = Group(task=None, prompt_ids=[5, 6, 7], completion_ids=[[8, 9, 10], [11, 12], [13], [8, 8, 8]][:n],
               rewards=[1.0, 0.0, 0.0, 1.0][:n], logprobs=[[-1.0] * 3, [-1.0] * 2, [-1.0], [-1.0] * 3][:n],
               truncated=[False] * n, texts=[""] * n, advantages=[1.0, -1.0, -1.0, 1.0][:n], num_items_in_batch=9.0)
-    return collate_groups([g], tok.pad_token_id)
+    batch = collate_groups([g], tok.pad_token_id)
+    if sampler is not None:
+        with torch.no_grad():
+            batch["sampling_logprobs"] = sampler.logprobs(batch, sampler.cfg.temperature)
+    return batch
 
 
 @pytest.mark.parametrize("loss_type", ["grpo", "bnpo", "dr_grpo", "dapo"])
@@ -62,7 +68,7 @@ def test_agent_step_moves_weights_toward_positive_advantage(tiny_dir, loss_type)
     cfg = compose(["model=tiny", f"agent.loss_type={loss_type}", "agent.learning_rate=1e-2", "agent.beta=0.01"]).agent
     agent = AgentModule(model, tok, cfg)
     assert agent.anchor is not None and not any(p.requires_grad for p in agent.anchor.parameters())
-    batch = _agent_batch(tok)
+    batch = _agent_batch(tok, sampler=agent)
     opt = agent.configure_optimizers()
     agent.log_dict = lambda *a, **k: None
     with torch.no_grad():
@@ -86,9 +92,9 @@ def test_stored_reference_logprobs_replace_the_anchor_forward(tiny_dir):
     with torch.no_grad():
         for p in model.parameters():  # the policy away from its reference, so the KL is not 0
             p.add_(torch.randn_like(p) * 0.05)
-    batch = _agent_batch(tok)
+    batch = _agent_batch(tok, sampler=agent)
     with torch.no_grad():
-        ref = agent.anchor_logprobs(batch)
+        ref = agent.anchor_logprobs(batch, agent.cfg.temperature)
     group = Group(task=None, prompt_ids=[5, 6, 7], completion_ids=[[8, 9, 10], [11, 12]], rewards=[1.0, 0.0],
                   logprobs=[[-1.0] * 3, [-1.0] * 2], truncated=[False] * 2, texts=[""] * 2, advantages=[1.0, -1.0],
                   ref_logprobs=[[0.5, 0.25, 0.125], [1.0, 2.0]])
@@ -147,7 +153,7 @@ def test_nonfinite_steps_are_skipped_then_stop_the_run(tiny_dir):
     torch.manual_seed(0)
     model, tok = load_causal_lm(tiny_dir)
     agent = AgentModule(model, tok, compose(["model=tiny", "agent.beta=0.0"]).agent, max_nonfinite_steps=2)
-    good, bad = _agent_batch(tok), _agent_batch(tok)
+    good, bad = _agent_batch(tok, sampler=agent), _agent_batch(tok, sampler=agent)
     bad["advantages"] = torch.tensor([float("nan"), 1.0, -1.0, 0.0])
     trainer = L.Trainer(max_epochs=1, logger=False, enable_checkpointing=False, enable_progress_bar=False,
                         accelerator="cpu", enable_model_summary=False)

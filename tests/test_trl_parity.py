@@ -109,7 +109,8 @@ def test_agent_step_matches_trl(tiny_dir, tmp_path, loss_type):
     torch.manual_seed(0)
     ours_model, tok = load_causal_lm(tiny_dir)
     cfg = compose(["model=tiny", f"agent.loss_type={loss_type}", f"agent.beta={BETA}", f"agent.epsilon={EPS}",
-                   f"agent.epsilon_high={EPS_HIGH}", "agent.max_completion_length=8"]).agent
+                   f"agent.epsilon_high={EPS_HIGH}", "agent.max_completion_length=8",
+                   "agent.temperature=1.0"]).agent  # trl_trainer keeps TRL's default temperature
     module = AgentModule(ours_model, tok, cfg)  # its anchor (reference) is a copy of the initial weights
     module.log_dict = lambda *a, **k: None
     trl_model = copy.deepcopy(ours_model)
