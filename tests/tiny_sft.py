@@ -23,7 +23,7 @@ from lightning_genenv.data import pad_batch
 from lightning_genenv.losses import sequence_logprobs
 from lightning_genenv.models import build_once, default_cache_dir, load_causal_lm, save_hf
 from lightning_genenv.parsing import task_to_simulator_json
-from lightning_genenv.prompts import agent_messages, gold_completion, simulator_messages, simulator_prefix
+from lightning_genenv.prompts import FamilyResults, agent_messages, gold_completion, simulator_messages, simulator_prefix
 from lightning_genenv.rollout import encode_chat
 from lightning_genenv.seeds import embedded_seeds
 from lightning_genenv.tiny_model import content_key, tiny_key, tiny_model_dir
@@ -45,9 +45,11 @@ def sft_pairs(tokenizer, tasks, families: set[str]) -> Pairs:
         prompt = encode_chat(tokenizer, agent_messages(t, shots))
         pairs.append((prompt, tokenizer(gold_completion(t), add_special_tokens=False)["input_ids"] + eos))
         prefix = simulator_prefix(t)
-        sim_prompt = encode_chat(tokenizer, simulator_messages(t, [example]), prefix)
-        target = task_to_simulator_json(example)[len(prefix):]
-        pairs.append((sim_prompt, tokenizer(target, add_special_tokens=False)["input_ids"] + eos))
+        target = tokenizer(task_to_simulator_json(example)[len(prefix):], add_special_tokens=False)["input_ids"] + eos
+        # the simulator's prompt without the agent's results (epoch 0) and with them (later epochs)
+        results = FamilyResults(t.family, 0.25, 8, solved=shots[0], unsolved=t)
+        for messages in (simulator_messages(t, [example]), simulator_messages(t, [example], results, alpha=0.5)):
+            pairs.append((encode_chat(tokenizer, messages, prefix), target))
     return pairs
 
 
