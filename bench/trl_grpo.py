@@ -11,7 +11,7 @@ Composes ``experiment=base_grpo`` plus the overrides with our own config compose
   few-shot examples (``family_examples``), rendered by the tokenizer's chat template and passed as
   text; the script checks that TRL's tokenization of it is our ``encode_chat``'s, token for token;
 * reward: ``agent_reward(task, completion, agent.subset_match)``, the task looked up by a ``task_id`` column;
-* GRPO: every ``agent.*`` setting under TRL's own name; AdamW at a constant learning rate, the
+* GRPO: every ``agent.*`` setting under TRL's own name; AdamW at ``agent.lr_scheduler_type``'s schedule, the
   gradient clipped at ``trainer.gradient_clip_val``;
 * batches: ``agent.groups_per_step`` groups per micro-batch, ``trainer.accumulate_grad_batches`` per
   optimizer step, and one generation batch of ``data.tasks_per_epoch`` groups spanning several
@@ -69,9 +69,9 @@ def grpo_config(cfg, out_dir: Path):
         output_dir=str(out_dir / "trl"), seed=cfg.seed, use_cpu=True, bf16=False, fp16=False, report_to="none",
         save_strategy="no", logging_steps=1, disable_tqdm=True,
         gradient_checkpointing=cfg.model.gradient_checkpointing,
-        # optimizer: ours is torch's AdamW at a constant learning rate, clipped by Lightning
+        # optimizer: ours is torch's AdamW, its schedule over the run's optimizer steps, clipped by Lightning
         optim="adamw_torch", learning_rate=a.learning_rate, weight_decay=a.weight_decay,
-        lr_scheduler_type="constant", warmup_steps=0, max_grad_norm=t.gradient_clip_val or 0.0,
+        lr_scheduler_type=a.lr_scheduler_type, warmup_steps=0, max_grad_norm=t.gradient_clip_val or 0.0,
         # batches: one micro-batch = groups_per_step groups; one generation batch = one epoch of ours
         per_device_train_batch_size=a.groups_per_step * a.num_generations,
         gradient_accumulation_steps=t.accumulate_grad_batches,

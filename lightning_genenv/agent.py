@@ -47,11 +47,12 @@ class AgentModule(PolicyModule):
     log_prefix = "agent"
 
     def __init__(self, model, tokenizer, cfg, accumulate_grad_batches: int = 1, cpu_offload: bool = False,
-                 max_nonfinite_steps: int = 3):
+                 max_nonfinite_steps: int = 3, total_steps: int | None = None):
         super().__init__(model, tokenizer, cfg.learning_rate, cfg.weight_decay, needs_anchor=cfg.beta > 0,
                          cpu_offload=cpu_offload, max_nonfinite_steps=max_nonfinite_steps)
         self.cfg = cfg
         self.accumulate_grad_batches = accumulate_grad_batches
+        self.total_steps = total_steps  # the run's optimizer steps, for the linear schedule (None: constant)
         self.engine = None  # set by the co-evolution callback; used for validation rollouts
         self.shots_for = None  # task -> few-shot examples, set by the callback
         self.is_cap: float | None = None  # truncated IS correction for an external sampler (vLLM)
@@ -97,6 +98,14 @@ class AgentModule(PolicyModule):
         log.update({f"agent/{k}": v for k, v in metrics.items()})
         self.log_dict(log, on_step=True, on_epoch=False, batch_size=n)
         return loss
+
+    def configure_optimizers(self):
+        optimizer = super().configure_optimizers()
+        if self.cfg.lr_scheduler_type == "constant" or self.total_steps is None:
+            return optimizer
+        total = max(1, self.total_steps)
+        schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: max(0.0, (total - step) / total))
+        return {"optimizer": optimizer, "lr_scheduler": {"scheduler": schedule, "interval": "step"}}
 
     def on_before_optimizer_step(self, optimizer) -> None:
         """TRL's ``grad_norm`` (before clipping) and ``learning_rate``."""

@@ -56,6 +56,7 @@ class AgentConfig:
     """GRPO, with TRL's GRPOConfig names."""
 
     learning_rate: float = 1e-3  # LoRA; RESULTS.md "agent learning rate" sweep
+    lr_scheduler_type: str = "linear"  # linear (TRL's default: decays to 0 over the run) | constant
     weight_decay: float = 0.0
     beta: float = 0.001  # KL coefficient to the reference policy (k3 estimator)
     epsilon: float = 0.2
@@ -81,7 +82,7 @@ class AgentConfig:
 class SimulatorConfig:
     """KL-regularized reward-weighted regression (RWR)."""
 
-    learning_rate: float = 2e-4
+    learning_rate: float = 5e-4
     weight_decay: float = 0.0
     lam: float = 1.0  # RWR temperature: w ∝ exp(R_env / lam)
     kl_coef: float = 0.1
@@ -203,6 +204,7 @@ class Config:
 CHOICES = {
     "agent.loss_type": ("grpo", "bnpo", "dr_grpo", "dapo"),
     "agent.scale_rewards": ("group", "batch", "none"),
+    "agent.lr_scheduler_type": ("linear", "constant"),
     "curriculum.env_reward": ("genenv", "rzero", "absolute_zero", "band"),
     "curriculum.task_source": ("simulator", "static", "none"),
     "rollout.backend": ("auto", "hf", "vllm"),

@@ -312,6 +312,10 @@ class GenEnvDataModule(L.LightningDataModule):
             raise ValueError(f"expected {self.tasks_per_epoch} groups, got {len(groups)}")
         self.epoch_groups = groups
 
+    def optimizer_steps_per_epoch(self, world_size: int) -> int:
+        """Global optimizer steps in one epoch: every rank takes the same number."""
+        return self.tasks_per_epoch // world_size * self.num_iterations // self.groups_per_optimizer_step
+
     def global_index(self, i: int) -> int:
         """The epoch-group index of this rank's ``i``-th training item."""
         per_rank = self.groups_per_optimizer_step

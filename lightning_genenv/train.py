@@ -75,10 +75,14 @@ def write_rank_report(run_dir: Path, rank: int, agent, simulator, dm) -> None:
     (run_dir / "ranks" / f"rank{rank}.json").write_text(json.dumps(report, indent=2))
 
 
+def _processes(s) -> int:
+    return 1 if s.name == "single" else s.num_nodes * _devices_per_node(s)
+
+
 def _resolve_rollout(cfg, run_dir: Path, models: list) -> None:
     """``rollout.backend=auto`` becomes vLLM or transformers; say which and why, and record it."""
     s = cfg.strategy
-    processes = 1 if s.name == "single" else s.num_nodes * _devices_per_node(s)
+    processes = _processes(s)
     gpu = s.accelerator in ("gpu", "cuda") or s.accelerator == "auto" and torch.cuda.is_available()
     described = [describe(m) for m in models]
     cfg.rollout.backend, cfg.rollout.chosen_because = choose_backend(cfg.rollout.backend, described, processes, gpu)
@@ -115,8 +119,9 @@ def run(cfg) -> Path:
     acc = cfg.trainer.accumulate_grad_batches
     dm = GenEnvDataModule(cfg.data, cfg.agent, agent_tok.pad_token_id, run_dir, acc,
                           cfg.trainer.benchmarks_root)
+    steps = cfg.trainer.max_epochs * dm.optimizer_steps_per_epoch(_processes(cfg.strategy))
     agent = AgentModule(agent_model, agent_tok, cfg.agent, acc, cfg.strategy.cpu_offload,
-                        cfg.trainer.max_nonfinite_steps)
+                        cfg.trainer.max_nonfinite_steps, total_steps=steps)
     simulator = None
     if cur.task_source == "simulator":
         sim_model, sim_tok = load_from_config(cfg.model, cfg.model.simulator)
