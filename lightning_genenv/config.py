@@ -118,7 +118,7 @@ class DataConfig:
     # trainer.benchmarks_root; api_bank | bfcl | bamboogle (alfworld, travelplanner: refused)
     benchmark: Optional[str] = None
     train_path: Optional[str] = None  # JSONL of seed tasks; None: the embedded seeds (or data.benchmark's)
-    val_path: Optional[str] = None  # JSONL of validation tasks; None: val_fraction of train_path (or of the embedded seeds)
+    val_path: Optional[str] = None  # JSONL of validation tasks; None: val_fraction of train_path or the embedded seeds
     seed: int = 0  # seed of the embedded seed generator and split
     families: Optional[list[str]] = None  # keep only these task families (None: all)
     val_fraction: float = 0.15  # held out for validation when val_path is None (stratified by family)
@@ -145,6 +145,7 @@ class RolloutConfig:
     cpu_kv_cache_gib: Optional[float] = None
     tensor_parallel_size: int = 1
     enforce_eager: bool = True  # no CUDA graphs / torch.compile: engine start ~40 s instead of ~220 s on CPU
+    dtype: str = "auto"  # the engine's weights: auto (the policy's, model.dtype) | bfloat16 | float16 | float32
     # TRL 1.16's names (ALIASES: the old ones): importance sampling exp(trainer_logp - vllm_logp), per
     # token, truncated at clip_max. token_truncate is the one mode here (TRL's default is sequence_mask).
     vllm_importance_sampling_correction: bool = True
@@ -210,6 +211,7 @@ CHOICES = {
     "rollout.backend": ("auto", "hf", "vllm"),
     "strategy.name": ("single", "ddp", "fsdp"),
     "model.dtype": ("float32", "bfloat16", "float16"),
+    "rollout.dtype": ("auto", "float32", "bfloat16", "float16"),
     "trainer.precision": ("32-true", "32", "bf16-mixed", "bf16-true", "16-mixed"),
     "logger.name": ("tensorboard", "csv", "mlflow", "wandb"),  # lightning_genenv/loggers.py
     "rollout.vllm_importance_sampling_mode": ("token_truncate",),

@@ -29,6 +29,7 @@ from lightning_genenv.config import ConfigError, compose, groups, to_yaml
 from lightning_genenv.data import GenEnvDataModule
 from lightning_genenv.distributed import fingerprint, records_fingerprint
 from lightning_genenv.loggers import make_logger, require_logger
+from lightning_genenv.memory import run_estimate
 from lightning_genenv.models import ModelUnavailable, export_hf, load_from_config
 from lightning_genenv.policy import NonFiniteError
 from lightning_genenv.pools import PoolError
@@ -138,6 +139,9 @@ def run(cfg) -> Path:
             (run_dir / "config.yaml").write_text(to_yaml(cfg))
         dm.load_static(cur.static_path)
 
+    if rank_zero_only.rank == 0:
+        shards = _processes(cfg.strategy) if cfg.strategy.name == "fsdp" else 1
+        print(run_estimate(cfg, agent, simulator, shards).line(), flush=True)
     sim_trainer = None
     if cfg.curriculum.train_simulator:
         sim_logger = make_logger(cfg.logger.name, run_dir, "simulator")

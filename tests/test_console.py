@@ -47,6 +47,8 @@ def test_run_directory_and_dashboard_come_first(console):
     first = text.split("\n")[:10]
     assert f"run directory: {out}" in first
     assert f"view the curves: tensorboard --logdir {out / 'tb'}" in first
+    memory = re.compile(r"memory per device \(estimate, MiB, not sharded\): weights \d")
+    assert any(memory.match(line) for line in text.split("\n"))
 
 
 def test_one_summary_line_per_epoch_with_the_logged_values(console):

@@ -12,7 +12,8 @@ from lightning_genenv.tasks import read_tasks, write_jsonl_atomic
 from tests.test_train_e2e import TINY_ARGS
 
 EXPERIMENTS = sorted(p.stem for p in (CONF_DIR / "experiment").glob("*.yaml"))
-CPU = ["strategy.accelerator=cpu", "trainer.precision=32-true", "model.dtype=float32",
+CPU = ["strategy=single", "strategy.accelerator=cpu", "strategy.devices=1", "rollout=hf",  # one CPU process, whatever a preset picks
+       "trainer.precision=32-true", "model.dtype=float32",
        "agent.max_completion_length=40", "simulator.max_completion_length=48", "simulator.num_variations=2",
        "data.seeds_per_epoch=4", "data.tasks_per_epoch=8", "data.replay_per_epoch=2", "agent.groups_per_step=2",
        "data.num_val=4", "rollout.batch_size=16"]

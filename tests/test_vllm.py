@@ -129,6 +129,19 @@ def test_sampled_group_logprobs_match_the_trainer(setup):
             assert torch.allclose(torch.tensor(s.logprobs), r, atol=LOGP_ATOL)
 
 
+@needs_vllm
+def test_progress_bar_counts_samples_as_prompts_finish(setup, capsys):
+    _, _, engine, _ = setup
+    engine.progress = True
+    try:
+        engine.generate(PROMPTS, SamplingParams(n=3, temperature=0.7, max_new_tokens=6), desc="agent: attempts")
+    finally:
+        engine.progress = False
+    err = capsys.readouterr().err
+    assert "agent: attempts" in err and "12/12" in err and "Processed prompts" not in err
+    assert any(f"{k}/12" in err for k in (3, 6, 9)), "the bar did not advance per prompt"
+
+
 def _train_steps(model, prompt, target, steps=10, lr=3e-2):
     """A few optimizer steps of SFT toward ``target``: the update the engine must follow."""
     model.train()

@@ -159,7 +159,9 @@ class _Host:
         base.config.save_pretrained(self._config_dir.name)  # config only: weights come by sync
         from vllm.platforms import current_platform
 
-        dtype = next(base.parameters()).dtype
+        dtype = rollout_cfg.dtype  # auto: the policy's
+        if dtype == "auto":
+            dtype = str(next(base.parameters()).dtype).removeprefix("torch.")
         kwargs = {}
         if current_platform.is_cpu():
             # On CPU vLLM counts the whole process's RSS (the trainer included) against
@@ -175,7 +177,7 @@ class _Host:
         t0 = time.perf_counter()
         self.llm = LLM(
             model=self._config_dir.name, skip_tokenizer_init=True, load_format="dummy",
-            dtype=str(dtype).removeprefix("torch."), enforce_eager=rollout_cfg.enforce_eager,
+            dtype=dtype, enforce_eager=rollout_cfg.enforce_eager,
             tensor_parallel_size=rollout_cfg.tensor_parallel_size, enable_prefix_caching=True,
             logprobs_mode="processed_logprobs", generation_config="vllm",
             max_model_len=min(max_len, 8192) if max_len else None, **{"seed": 0, **kwargs},
