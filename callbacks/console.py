@@ -131,6 +131,8 @@ WARNINGS_DROPPED = (
     (r"`isinstance\(treespec, LeafSpec\)` is deprecated", FutureWarning),
     # the frozen reference policy / initial simulator is in eval mode on purpose
     (r"Found \d+ module\(s\) in eval mode at the start of training", UserWarning),
+    # vLLM 0.32's triton dispatcher touches a deprecated torch.distributed alias at import
+    (r"`torch.distributed.reduce_op` is deprecated", FutureWarning),
 )
 
 

