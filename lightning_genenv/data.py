@@ -13,10 +13,11 @@ then the validation set).
 Both pools are appended to a crash-safe log in ``<run_dir>/pools/`` (:mod:`lightning_genenv.pools`)
 after every epoch's rollouts, and travel whole in the checkpoint (``state_dict``), so a resumed run
 restores them exactly and repairs the log to the checkpoint's epochs. The agent's batches are this epoch's rollout groups, which
-:class:`callbacks.coevolution.CoEvolutionCallback` sets with :meth:`set_epoch_groups`; the
-dataset has a fixed length (``tasks_per_epoch / world_size x num_iterations`` groups per rank),
-so Lightning's batch count never goes stale while the contents change each epoch. The static
-task set (GenEnv-Static, offline teacher) lives here too.
+:class:`callbacks.coevolution.CoEvolutionCallback` hands over with :meth:`set_epoch_groups`, in
+the order of the :class:`~lightning_genenv.layout.BatchLayout` for this rank; the dataset has a
+fixed length (``tasks_per_epoch / world_size x num_iterations`` groups per rank), so Lightning's
+batch count never goes stale while the contents change each epoch. The static task set
+(GenEnv-Static, offline teacher) lives here too.
 
 Deliberately left out: sharding the pools themselves (every rank holds both whole pools).
 """
@@ -33,6 +34,7 @@ from lightning.pytorch.utilities import rank_zero_info, rank_zero_warn
 import torch
 from torch.utils.data import DataLoader, Dataset
 
+from lightning_genenv.layout import BatchLayout, epoch_seed
 from lightning_genenv.pools import POOLS, PoolLog
 from lightning_genenv.prompts import FamilyResults
 from lightning_genenv.rewards import success_rate
@@ -103,27 +105,34 @@ def collate_groups(groups: list[Group], pad_id: int, mask_truncated: bool = Fals
     return batch
 
 
-def collate_generations(records: list[dict], pad_id: int) -> dict:
+@dataclass(frozen=True)
+class SimRecord:
+    """One simulator generation in the RWR update: its prompt, what it wrote, and its weight."""
+
+    prompt_ids: list[int]
+    completion_ids: list[int]
+    weight: float
+
+
+def collate_generations(records: list[SimRecord], pad_id: int) -> dict:
     """Batch simulator generations (prompt ids, generated ids, RWR weight) for the RWR update."""
-    batch = pad_batch([r["prompt_ids"] for r in records], [r["completion_ids"] for r in records], pad_id)
-    batch["weights"] = torch.tensor([r["weight"] for r in records], dtype=torch.float32)
+    batch = pad_batch([r.prompt_ids for r in records], [r.completion_ids for r in records], pad_id)
+    batch["weights"] = torch.tensor([r.weight for r in records], dtype=torch.float32)
     return batch
 
 
 class _EpochGroups(Dataset):
-    """This rank's groups of the epoch, read at access time, in TRL's order: each optimizer step's
-    groups are passed over ``num_iterations`` times. A global optimizer step takes
-    ``world_size x groups_per_step x accumulate_grad_batches`` consecutive groups; this rank
-    trains on its own contiguous slice of each."""
+    """This rank's groups of the epoch, read at access time, in the layout's order (TRL's)."""
 
-    def __init__(self, dm: "GenEnvDataModule"):
+    def __init__(self, dm: "GenEnvDataModule", layout: BatchLayout):
         self.dm = dm
+        self.layout = layout
 
     def __len__(self) -> int:
-        return self.dm.tasks_per_epoch // self.dm.world_size * self.dm.num_iterations
+        return self.layout.items_per_rank
 
     def __getitem__(self, i: int) -> Group:
-        return self.dm.epoch_groups[self.dm.global_index(i)]
+        return self.dm.epoch_groups[self.layout.global_index(i)]
 
 
 class GenEnvDataModule(L.LightningDataModule):
@@ -131,12 +140,9 @@ class GenEnvDataModule(L.LightningDataModule):
                  accumulate_grad_batches: int = 1, benchmarks_root: str | Path | None = None):
         super().__init__()
         self.cfg = data_cfg
+        self.agent_cfg = agent_cfg
         self.benchmarks_root = benchmarks_root  # data.benchmark's data; None: ../shared/benchmarks
-        self.tasks_per_epoch = data_cfg.tasks_per_epoch
-        self.groups_per_step = agent_cfg.groups_per_step
-        self.groups_per_optimizer_step = agent_cfg.groups_per_step * accumulate_grad_batches  # per rank
-        self.rank, self.world_size = 0, 1  # set by the co-evolution callback under data parallelism
-        self.num_iterations = agent_cfg.num_iterations
+        self.accumulate_grad_batches = accumulate_grad_batches
         self.mask_truncated = agent_cfg.mask_truncated_completions
         self.pad_id = pad_id
         self.pool_log = PoolLog(Path(run_dir) / "pools") if run_dir else None
@@ -150,7 +156,6 @@ class GenEnvDataModule(L.LightningDataModule):
         self.d_env: list[dict] = []
         self.results: dict[str, dict] = {}  # family -> the agent's latest results (FamilyResults as JSON)
         self.epoch_groups: list[Group] = []
-        self.sim_records: list[dict] = []
         self.static_tasks: list[Task] = []  # GenEnv-Static / offline-teacher task set
         self._loaded = False
 
@@ -272,7 +277,7 @@ class GenEnvDataModule(L.LightningDataModule):
 
     def reseed(self, epoch: int) -> None:
         """Seed and replay sampling from ``(data.seed, epoch)`` alone, so a resumed epoch draws alike."""
-        self.rng = random.Random(self.cfg.seed * 1_000_003 + epoch)
+        self.rng = random.Random(epoch_seed(self.cfg.seed, epoch))
 
     def save_pools(self, epoch: int) -> dict:
         """Append this epoch's new records to the pool log and commit them (rank 0 only)."""
@@ -293,7 +298,7 @@ class GenEnvDataModule(L.LightningDataModule):
         self.d_train, self.d_env = state["d_train"], state["d_env"]
         self.results = state.get("results", {})
         self.committed = dict(state["committed"])
-        if self.pool_log is not None and self.rank == 0:
+        if self.pool_log is not None and self._world()[1] == 0:
             self.repairs = self.pool_log.recover(state["segments"], {p: getattr(self, p) for p in POOLS})
             for r in self.repairs:
                 rank_zero_warn(f"pool log {r['pool']}: {r['action']}")
@@ -307,36 +312,24 @@ class GenEnvDataModule(L.LightningDataModule):
         return records
 
     # ------------------------------------------------------------------ batches
+    def layout(self) -> BatchLayout:
+        """The epoch's batch layout for this process."""
+        return BatchLayout.from_config(self.cfg, self.agent_cfg, self.accumulate_grad_batches, *self._world())
+
+    def _world(self) -> tuple[int, int]:
+        """``(world_size, rank)`` of the trainer this module is attached to; ``(1, 0)`` without one."""
+        t = self.trainer
+        return (t.world_size, t.global_rank) if t is not None else (1, 0)
+
     def set_epoch_groups(self, groups: list[Group]) -> None:
-        if len(groups) != self.tasks_per_epoch:
-            raise ValueError(f"expected {self.tasks_per_epoch} groups, got {len(groups)}")
+        """This epoch's groups, in the order every rank shares: the agent's next batches."""
+        if len(groups) != self.cfg.tasks_per_epoch:
+            raise ValueError(f"expected {self.cfg.tasks_per_epoch} groups, got {len(groups)}")
         self.epoch_groups = groups
 
-    def optimizer_steps_per_epoch(self, world_size: int) -> int:
-        """Global optimizer steps in one epoch: every rank takes the same number."""
-        return self.tasks_per_epoch // world_size * self.num_iterations // self.groups_per_optimizer_step
-
-    def global_index(self, i: int) -> int:
-        """The epoch-group index of this rank's ``i``-th training item."""
-        per_rank = self.groups_per_optimizer_step
-        step, within = divmod(i, per_rank)
-        global_step = step // self.num_iterations
-        return (global_step * self.world_size + self.rank) * per_rank + within
-
-    def local_groups(self) -> list[Group]:
-        """The groups this rank trains on this epoch, each once (the first of its passes)."""
-        items = range(self.tasks_per_epoch // self.world_size * self.num_iterations)
-        return [self.epoch_groups[self.global_index(i)] for i in items
-                if (i // self.groups_per_optimizer_step) % self.num_iterations == 0]
-
     def train_dataloader(self) -> DataLoader:
-        return DataLoader(_EpochGroups(self), batch_size=self.groups_per_step, shuffle=False,
-                          collate_fn=lambda g: collate_groups(g, self.pad_id, self.mask_truncated))
+        return DataLoader(_EpochGroups(self, self.layout()), batch_size=self.agent_cfg.groups_per_step,
+                          shuffle=False, collate_fn=lambda g: collate_groups(g, self.pad_id, self.mask_truncated))
 
     def val_dataloader(self) -> DataLoader:
         return DataLoader(self.val, batch_size=max(1, len(self.val)), collate_fn=list)
-
-    def simulator_dataloader(self, batch_size: int, pad_id: int) -> DataLoader:
-        """This epoch's filtered simulator generations with their RWR weights (simulator's pad id)."""
-        return DataLoader(self.sim_records, batch_size=batch_size, shuffle=False,
-                          collate_fn=lambda r: collate_generations(r, pad_id))
