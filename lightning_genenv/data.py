@@ -1,8 +1,6 @@
 """GenEnvDataModule: the base seeds, the two evolving pools, and the batches both players train on.
 
-The base seeds are the embedded ones, a JSONL file (``data.train_path``), or a benchmark's train
-part (``data.benchmark``, :mod:`lightning_genenv.benchmarks.train_seeds`, whose held-out part is
-then the validation set).
+The base seeds and the validation tasks come from :func:`lightning_genenv.seed_loading.load_seeds`.
 
 * ``D_train`` (agent pool): the base seed tasks, plus every generated task that passed the
   curriculum filter, with its trace (completions, rewards, ``p̂``).
@@ -12,7 +10,8 @@ then the validation set).
 
 Both pools are appended to a crash-safe log in ``<run_dir>/pools/`` (:mod:`lightning_genenv.pools`)
 after every epoch's rollouts, and travel whole in the checkpoint (``state_dict``), so a resumed run
-restores them exactly and repairs the log to the checkpoint's epochs. The agent's batches are this epoch's rollout groups, which
+restores them exactly and repairs the log to the checkpoint's epochs. The agent's batches are
+this epoch's rollout groups, which
 :class:`callbacks.coevolution.CoEvolutionCallback` hands over with :meth:`set_epoch_groups`, in
 the order of the :class:`~lightning_genenv.layout.BatchLayout` for this rank; the dataset has a
 fixed length (``tasks_per_epoch / world_size x num_iterations`` groups per rank), so Lightning's
@@ -30,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import lightning as L
-from lightning.pytorch.utilities import rank_zero_info, rank_zero_warn
+from lightning.pytorch.utilities import rank_zero_warn
 import torch
 from torch.utils.data import DataLoader, Dataset
 
@@ -38,6 +37,7 @@ from lightning_genenv.layout import BatchLayout, epoch_seed
 from lightning_genenv.pools import POOLS, PoolLog
 from lightning_genenv.prompts import FamilyResults
 from lightning_genenv.rewards import success_rate
+from lightning_genenv.seed_loading import load_seeds
 from lightning_genenv.tasks import DataError, Task, iter_jsonl, read_tasks
 
 
@@ -163,66 +163,9 @@ class GenEnvDataModule(L.LightningDataModule):
     def setup(self, stage: str | None = None) -> None:
         if self._loaded:
             return
-        if self.cfg.train_path:
-            self.base = read_tasks(self.cfg.train_path, self.skipped)
-            if not self.cfg.val_path and not self.cfg.get("benchmark"):
-                self.base, self.val = self._split_train_file(self.base)
-        if self.cfg.val_path:
-            self.val = read_tasks(self.cfg.val_path, self.skipped)
-        if self.cfg.get("benchmark") and (not self.cfg.train_path or not self.cfg.val_path):
-            train, val = self._benchmark_seeds()
-            self.base = self.base or train
-            self.val = self.val or val
-        elif not self.cfg.train_path:
-            from lightning_genenv.seeds import embedded_seeds
-
-            train, val = embedded_seeds(seed=self.cfg.seed, val_fraction=self.cfg.val_fraction)
-            self.base = self.base or train
-            self.val = self.val or val
-        if self.cfg.families:
-            keep = set(self.cfg.families)
-            self.base = [t for t in self.base if t.family in keep]
-            self.val = [t for t in self.val if t.family in keep]
-        if self.skipped:
-            rank_zero_warn(f"skipped invalid records in the data files: {dict(self.skipped)}")
-        if not self.base:
-            raise DataError(f"no valid seed tasks in {self.cfg.train_path} (skipped: {dict(self.skipped)})")
-        if self.cfg.num_val and len(self.val) > self.cfg.num_val:
-            self.val = random.Random(self.cfg.seed).sample(self.val, self.cfg.num_val)
+        self.base, self.val = load_seeds(self.cfg, self.skipped, self.benchmarks_root)
         self.d_train = [{"task": t.to_dict(), "source": "seed"} for t in self.base]
         self._loaded = True
-
-    def _split_train_file(self, tasks: list[Task]) -> tuple[list[Task], list[Task]]:
-        """``data.train_path`` without ``data.val_path``: hold out ``data.val_fraction`` of the file's
-        tasks (by family, as the embedded seeds are split) for validation, and say so."""
-        from lightning_genenv.seeds import split_seeds
-
-        if not tasks:
-            return tasks, []
-        train, val = split_seeds(tasks, val_fraction=self.cfg.val_fraction, seed=self.cfg.seed)
-        if not val:
-            raise DataError(f"data.train_path={self.cfg.train_path}: no family has two distinct questions to "
-                            f"hold out for validation; pass data.val_path")
-        rank_zero_info(f"data.val_path is not set: validating on {len(val)} of the {len(tasks)} tasks in "
-                       f"{self.cfg.train_path} (data.val_fraction={self.cfg.val_fraction}), "
-                       f"training on the other {len(train)}")
-        return train, val
-
-    def _benchmark_seeds(self) -> tuple[list[Task], list[Task]]:
-        """(train seeds, held-out tasks) of ``data.benchmark``; its skipped items are counted as
-        ``<benchmark>:<reason>``."""
-        from lightning_genenv.benchmarks.eval_config import default_data_root
-        from lightning_genenv.benchmarks.train_seeds import benchmark_seeds
-
-        name = self.cfg.benchmark
-        root = self.benchmarks_root or default_data_root()
-        if root is None:
-            raise DataError(f"data.benchmark={name}: set trainer.benchmarks_root (no ../shared/benchmarks "
-                            "next to the repository)")
-        skipped: Counter = Counter()
-        train, val = benchmark_seeds(name, root, skipped)
-        self.skipped.update({f"{name}:{reason}": n for reason, n in skipped.items()})
-        return train, val
 
     def load_static(self, path: str | Path) -> None:
         """The fixed task set of GenEnv-Static or an offline teacher; invalid records are skipped."""
