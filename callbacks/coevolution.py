@@ -12,7 +12,8 @@
   5. the simulator's RWR update (:mod:`~lightning_genenv.coevolution.simulator_updates`), skipped
      for ``curriculum=random``;
   6. the rollout engines follow the new weights, the epoch's metrics are logged
-     (:mod:`~lightning_genenv.coevolution.telemetry`), and ``checkpoints/last.ckpt`` is written.
+     (:mod:`~lightning_genenv.coevolution.telemetry`), and ``checkpoints/last.ckpt`` is written
+     (:mod:`~lightning_genenv.coevolution.checkpoint`).
 
 Under data parallelism each rank writes and attempts its share and the results are gathered, so
 every rank holds the same pools and groups; rank 0 writes the pools and each rank trains on its
@@ -29,19 +30,16 @@ identically); the steps themselves (each lives in :mod:`lightning_genenv.coevolu
 
 from __future__ import annotations
 
-import os
-import random
 from collections import Counter
 from pathlib import Path
 
 import lightning as L
-import numpy as np
-import torch
 from lightning.fabric.utilities.seed import seed_everything
 from lightning.pytorch.utilities import rank_zero_warn
 
 from lightning_genenv.coevolution import (SimulatorUpdates, Timers, attempt, env_record, log_metrics, log_samples,
                                           new_task_metrics, rollout_metrics, score_tasks, task_source)
+from lightning_genenv.coevolution.checkpoint import restore_rng, rng_state, save_last
 from lightning_genenv.config import ConfigError
 from lightning_genenv.layout import epoch_seed
 from lightning_genenv.prompts import length_warning
@@ -50,9 +48,8 @@ from lightning_genenv.prompts import length_warning
 class CoEvolutionCallback(L.Callback):
     def __init__(self, cfg, datamodule, rollouts, simulator=None, sim_trainer: L.Trainer | None = None):
         self.cfg, self.dm, self.rollouts = cfg, datamodule, rollouts
-        ckpt_dir = Path(cfg.run_dir) / "checkpoints" if cfg.run_dir else None
-        self.ckpt_dir = ckpt_dir
-        self.simulator = SimulatorUpdates(simulator, sim_trainer, ckpt_dir, cfg.simulator.batch_size)
+        self.ckpt_dir = Path(cfg.run_dir) / "checkpoints" if cfg.run_dir else None
+        self.simulator = SimulatorUpdates(simulator, sim_trainer, self.ckpt_dir, cfg.simulator.batch_size)
         self.source = task_source(cfg, datamodule, rollouts, simulator.tokenizer if simulator is not None else None)
         self.invalid = Counter()  # simulator generations rejected, by reason (cumulative)
         self.num_generated_used = 0  # generated tasks that joined D_train (data efficiency axis)
@@ -169,39 +166,16 @@ class CoEvolutionCallback(L.Callback):
             metrics["train/tokens_per_second"] = self._train_tokens / timers.times["agent_update"]
         metrics.update({f"sim/invalid/{k}": float(v) for k, v in sorted(self.invalid.items())})
         log_metrics(trainer, metrics)
-        self.save_checkpoint(trainer)
-
-    def save_checkpoint(self, trainer) -> None:
-        """``checkpoints/last.ckpt``, once both players have updated: a temp file, then a rename, so
-        a kill never leaves a torn checkpoint."""
-        if self.ckpt_dir is None:
-            return
-        last, tmp = self.ckpt_dir / "last.ckpt", self.ckpt_dir / ".last.ckpt.tmp"
-        timers = Timers()
-        with timers.phase("checkpoint"):
-            trainer.save_checkpoint(tmp, weights_only=False)  # the full state: optimizer, loops, callbacks
-            trainer.strategy.barrier()
-            if trainer.is_global_zero:
-                os.replace(tmp, last)
-        self._checkpoint_time = timers.times["checkpoint"]
+        if self.ckpt_dir is not None:  # once both players have updated
+            self._checkpoint_time = save_last(trainer, self.ckpt_dir)
 
     # ------------------------------------------------------------------ state
     def state_dict(self) -> dict:
         return {"sim_epochs": self.simulator.epochs, "invalid": dict(self.invalid),
-                "num_generated_used": self.num_generated_used,
-                "rng": {"python": random.getstate(), "numpy": _numpy_state(), "torch": torch.get_rng_state()}}
+                "num_generated_used": self.num_generated_used, "rng": rng_state()}
 
     def load_state_dict(self, state: dict) -> None:
         self.invalid = Counter(state["invalid"])
         self.num_generated_used = state["num_generated_used"]
-        random.setstate(state["rng"]["python"])
-        kind, key, pos, has_gauss, gauss = state["rng"]["numpy"]
-        np.random.set_state((kind, key.numpy().astype(np.uint32), pos, has_gauss, gauss))
-        torch.set_rng_state(state["rng"]["torch"])
+        restore_rng(state["rng"])
         self.simulator.resume_from(state["sim_epochs"])
-
-
-def _numpy_state() -> tuple:
-    """numpy's global RNG state in types that ``torch.load(weights_only=True)`` accepts."""
-    kind, key, pos, has_gauss, gauss = np.random.get_state()
-    return kind, torch.from_numpy(key.astype(np.int64)), int(pos), int(has_gauss), float(gauss)
