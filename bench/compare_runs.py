@@ -53,9 +53,11 @@ def _scalars(tb: Path) -> dict:
     return {tag: [(e.step, e.value) for e in acc.Scalars(tag)] for tag in acc.Tags()["scalars"] if not _timing(tag)}
 
 
-def compare(a: Path, b: Path) -> list[str]:
+def compare(a: Path, b: Path, counts: dict | None = None) -> list[str]:
+    """The differences between runs ``a`` and ``b``; ``counts`` gets how much was compared."""
     import torch
 
+    counts = {} if counts is None else counts
     diffs = []
     for name in ("pools/d_train.jsonl", "pools/d_env.jsonl", "static_tasks.jsonl"):
         pa, pb = a / name, b / name
@@ -68,12 +70,14 @@ def compare(a: Path, b: Path) -> list[str]:
         if set(wa) != set(wb):
             diffs.append(f"final/{player}: different tensor names")
         diffs += [f"final/{player}: {k} differs" for k in sorted(set(wa) & set(wb)) if not torch.equal(wa[k], wb[k])]
+        counts[f"{player} tensors"] = len(wa)
     sa, sb = (json.loads((r / "summary.json").read_text()) for r in (a, b))
     for k in sorted(set(sa) | set(sb)):
         if not _timing(k) and sa.get(k) != sb.get(k):
             diffs.append(f"summary.json {k}: {sa.get(k)} != {sb.get(k)}")
     for player in ("agent", "simulator"):
         ta, tb = (_scalars(r / "tb" / player) for r in (a, b))
+        counts[f"{player} scalar tags"] = len(ta)
         for tag in sorted(set(ta) | set(tb)):
             if ta.get(tag) != tb.get(tag):
                 diffs.append(f"tb/{player} {tag}: {ta.get(tag)} != {tb.get(tag)}")
@@ -85,13 +89,13 @@ def main(argv: list[str] | None = None) -> int:
     if len(argv) != 2:
         sys.exit("usage: python bench/compare_runs.py RUN_A RUN_B")
     a, b = map(Path, argv)
-    diffs = compare(a, b)
+    counts = {}
+    diffs = compare(a, b, counts)
     for d in diffs:
         print(d)
-    counts = {p: sum(1 for _ in open(a / "pools" / f"{p}.jsonl")) for p in ("d_train", "d_env")
-              if (a / "pools" / f"{p}.jsonl").exists()}
-    print(f"{a} vs {b}: " + ("identical" if not diffs else f"{len(diffs)} differences")
-          + f" (pool records {counts})")
+    counts.update({f"{p} records": sum(1 for _ in open(a / "pools" / f"{p}.jsonl")) for p in ("d_train", "d_env")
+                   if (a / "pools" / f"{p}.jsonl").exists()})
+    print(f"{a} vs {b}: " + ("identical" if not diffs else f"{len(diffs)} differences") + f" (compared: {counts})")
     return 1 if diffs else 0
 
 
