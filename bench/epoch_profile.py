@@ -79,11 +79,9 @@ def one(spec: dict) -> dict:
 
     L.Trainer.save_checkpoint = timed_save
     if spec["clock"] == "cpu":  # the callback's own timers, on the process's CPU time instead of wall time
-        import types
+        from lightning_genenv.coevolution import telemetry
 
-        from lightning_genenv.callbacks import coevolution
-
-        coevolution.time = types.SimpleNamespace(perf_counter=time.process_time)
+        telemetry.clock = time.process_time
         clock = time.process_time
     else:
         clock = time.perf_counter

@@ -134,14 +134,15 @@ def evaluate(model, tokenizer, cfg, dm: GenEnvDataModule) -> dict[str, float]:
     """Our validation (``AgentModule.evaluate``) on the held-out tasks, with a transformers engine."""
     from lightning_genenv.agent import AgentModule
     from lightning_genenv.rollout import HFEngine
+    from lightning_genenv.rollout.players import Rollouts
 
     from omegaconf import OmegaConf
 
     torch.manual_seed(cfg.seed)
     no_reference = OmegaConf.merge(cfg.agent, {"beta": 0.0})  # evaluation needs no reference model (copy)
-    agent = AgentModule(model, tokenizer, no_reference)
-    agent.engine = HFEngine(model, tokenizer, batch_size=cfg.rollout.batch_size, progress=False)
-    agent.shots_for = lambda task: dm.family_examples(task, cfg.agent.num_shots)
+    engine = HFEngine(model, tokenizer, batch_size=cfg.rollout.batch_size, progress=False)
+    agent = AgentModule(model, tokenizer, no_reference, rollouts=Rollouts.of(engine),
+                        shots_for=lambda task: dm.family_examples(task, cfg.agent.num_shots))
     metrics, _ = agent.evaluate(dm.val)
     return metrics
 

@@ -1,7 +1,9 @@
 """AgentModule: the agent policy, trained by GRPO on the epoch's rollout groups.
 
-Each batch holds ``groups_per_step`` tasks x ``num_generations`` completions, with advantages
-already computed group-relatively by the co-evolution callback (which also sampled them). The
+Each batch holds ``groups_per_step`` tasks x ``num_generations`` completions. The co-evolution
+callback samples the epoch's groups; :meth:`AgentModule.prepare_groups` then gives them their
+advantages (group-relative, :func:`prepared_groups`), the dapo normalizer of each optimizer step,
+and the old and reference log-probs when they are needed. The
 loss is :func:`lightning_genenv.losses.grpo_loss`: clipped ratio (``epsilon``, ``epsilon_high``),
 k3 KL to the reference (``beta``; times the ratio with ``use_bias_correction_kl``, TRL 1.16's default),
 TRL's four ``loss_type`` normalizations.
@@ -9,9 +11,9 @@ TRL's four ``loss_type`` normalizations.
 The old policy is the one that sampled the epoch's groups. One generation batch spans several
 optimizer steps, so from the second step on the data is off-policy and the ratio must be taken
 against the sampler: with ``num_iterations == 1`` the old log-probs are the sampler's own (returned
-by every engine, no extra forward pass); with more, the callback recomputes them with the trainer
-once, before the first update (TRL's ``old_per_token_logps``), with the reference log-probs, and
-``is_cap`` (set from ``rollout.vllm_importance_sampling_*`` for an external sampler) turns on TRL's
+by every engine, no extra forward pass); with more, :meth:`prepare_groups` recomputes them with the
+trainer once, before the first update (TRL's ``old_per_token_logps``), with the reference log-probs, and
+``is_cap`` (from ``rollout.vllm_importance_sampling_*`` for an external sampler) turns on TRL's
 per-token truncated importance-sampling correction between the two
 (:func:`lightning_genenv.losses.truncated_is_weights`).
 
@@ -30,39 +32,98 @@ Deliberately left out: multi-turn episodes and entropy bonuses.
 
 from __future__ import annotations
 
+import dataclasses
 from collections import defaultdict
+from typing import Callable
 
 import torch
 from torchmetrics import MeanMetric
 
-from lightning_genenv.losses import grpo_loss, masked_mean, truncated_is_weights
+from lightning_genenv.data import Group, collate_groups
+from lightning_genenv.layout import BatchLayout
+from lightning_genenv.losses import group_advantages, grpo_loss, masked_mean, truncated_is_weights
 from lightning_genenv.metrics import rollout_metrics
 from lightning_genenv.policy import PolicyModule
 from lightning_genenv.prompts import agent_messages
 from lightning_genenv.rewards import agent_reward
 from lightning_genenv.rollout import SamplingParams, encode_chat
+from lightning_genenv.rollout.players import Rollouts
+from lightning_genenv.tasks import Task
+
+
+def prepared_groups(groups: list[Group], layout: BatchLayout, cfg) -> list[Group]:
+    """The epoch's groups with their group-relative advantages and, per global optimizer step, dapo's
+    normalizer: the step's completion tokens over all ranks (whose gradients DDP/FSDP average),
+    divided by the number of ranks."""
+    rewards = torch.tensor([r for g in groups for r in g.rewards])
+    adv = group_advantages(rewards, cfg.num_generations, cfg.scale_rewards).tolist()
+    num_items = []
+    for step in layout.global_steps(groups):
+        tokens = sum(len(c) for g in step for c, t in zip(g.completion_ids, g.truncated)
+                     if not (cfg.mask_truncated_completions and t))
+        num_items += [float(tokens) / layout.world_size] * len(step)
+    n = cfg.num_generations
+    return [dataclasses.replace(g, advantages=adv[i * n:(i + 1) * n], num_items_in_batch=num_items[i])
+            for i, g in enumerate(groups)]
 
 
 class AgentModule(PolicyModule):
     log_prefix = "agent"
 
     def __init__(self, model, tokenizer, cfg, accumulate_grad_batches: int = 1, cpu_offload: bool = False,
-                 max_nonfinite_steps: int = 3, total_steps: int | None = None):
+                 max_nonfinite_steps: int = 3, total_steps: int | None = None, rollouts: Rollouts | None = None,
+                 shots_for: Callable[[Task], list[Task]] | None = None, is_cap: float | None = None):
+        """``rollouts``: the engines the agent samples with (validation); ``shots_for``: a task's few-shot
+        examples; ``is_cap``: the truncated IS correction for an external sampler (vLLM), or None."""
         super().__init__(model, tokenizer, cfg.learning_rate, cfg.weight_decay, needs_anchor=cfg.beta > 0,
                          cpu_offload=cpu_offload, max_nonfinite_steps=max_nonfinite_steps)
         self.cfg = cfg
         self.accumulate_grad_batches = accumulate_grad_batches
         self.total_steps = total_steps  # the run's optimizer steps, for the linear schedule (None: constant)
-        self.engine = None  # set by the co-evolution callback; used for validation rollouts
-        self.shots_for = None  # task -> few-shot examples, set by the callback
-        self.is_cap: float | None = None  # truncated IS correction for an external sampler (vLLM)
+        self.rollouts = rollouts
+        self.shots_for = shots_for
+        self.is_cap = is_cap
         self.val_samples: list[dict] = []
         # val/score and val/reward_mean over every rank's tasks: torchmetrics syncs them at the epoch's end
         self.val_means = torch.nn.ModuleDict({"score": MeanMetric(), "reward_mean": MeanMetric()})
 
     # ------------------------------------------------------------------ prompts
+    @property
+    def engine(self):
+        """The agent's rollout engine, once the rollouts are started (None before)."""
+        return self.rollouts.agent if self.rollouts is not None else None
+
     def encode_task(self, task, shots) -> list[int]:
         return encode_chat(self.tokenizer, agent_messages(task, shots))
+
+    def prompt(self, task: Task) -> list[int]:
+        """The task's prompt ids, with its few-shot examples."""
+        return self.encode_task(task, self.shots_for(task))
+
+    # ------------------------------------------------------------------ the epoch's groups
+    def prepare_groups(self, groups: list[Group], layout: BatchLayout) -> list[Group]:
+        """:func:`prepared_groups`, and with ``num_iterations > 1`` the old policy's and the reference's
+        log-probs of this rank's groups, computed once before any update: each pass reuses them."""
+        cfg = self.cfg
+        groups = prepared_groups(groups, layout, cfg)
+        if cfg.num_iterations == 1:
+            return groups
+        local = layout.local(groups)
+        with torch.no_grad():
+            for start in range(0, len(local), layout.groups_per_step):
+                chunk = local[start:start + layout.groups_per_step]
+                batch = collate_groups(chunk, self.tokenizer.pad_token_id)
+                batch = {k: v.to(self.device) if torch.is_tensor(v) else v for k, v in batch.items()}
+                logp = self.logprobs(batch, cfg.temperature).cpu()
+                ref = self.anchor_logprobs(batch, cfg.temperature)
+                rows = iter(logp)
+                for g in chunk:
+                    g.old_logprobs = [next(rows)[:len(c)].tolist() for c in g.completion_ids]
+                if ref is not None:
+                    rows = iter(ref.cpu())
+                    for g in chunk:
+                        g.ref_logprobs = [next(rows)[:len(c)].tolist() for c in g.completion_ids]
+        return groups
 
     # ------------------------------------------------------------------ GRPO
     def training_step(self, batch: dict, batch_idx: int) -> torch.Tensor:
@@ -121,8 +182,8 @@ class AgentModule(PolicyModule):
         """Greedy ``val/score`` and sampled ``val/reward_mean`` (``val_num_generations`` attempts per task at
         the training temperature) on ``tasks``, overall and per family; and the greedy samples."""
         if self.engine is None or self.shots_for is None:
-            raise RuntimeError("AgentModule.evaluate needs the CoEvolutionCallback (engine, shots)")
-        prompts = [self.encode_task(t, self.shots_for(t)) for t in tasks]
+            raise RuntimeError("AgentModule.evaluate needs started rollouts and shots_for")
+        prompts = [self.prompt(t) for t in tasks]
         runs = {"val/score": SamplingParams(n=1, greedy=True, max_new_tokens=self.cfg.max_completion_length)}
         if self.cfg.val_num_generations:
             runs["val/reward_mean"] = SamplingParams(

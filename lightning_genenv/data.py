@@ -1,8 +1,6 @@
 """GenEnvDataModule: the base seeds, the two evolving pools, and the batches both players train on.
 
-The base seeds are the embedded ones, a JSONL file (``data.train_path``), or a benchmark's train
-part (``data.benchmark``, :mod:`lightning_genenv.benchmarks.train_seeds`, whose held-out part is
-then the validation set).
+The base seeds and the validation tasks come from :func:`lightning_genenv.seed_loading.load_seeds`.
 
 * ``D_train`` (agent pool): the base seed tasks, plus every generated task that passed the
   curriculum filter, with its trace (completions, rewards, ``p̂``).
@@ -12,11 +10,13 @@ then the validation set).
 
 Both pools are appended to a crash-safe log in ``<run_dir>/pools/`` (:mod:`lightning_genenv.pools`)
 after every epoch's rollouts, and travel whole in the checkpoint (``state_dict``), so a resumed run
-restores them exactly and repairs the log to the checkpoint's epochs. The agent's batches are this epoch's rollout groups, which
-:class:`callbacks.coevolution.CoEvolutionCallback` sets with :meth:`set_epoch_groups`; the
-dataset has a fixed length (``tasks_per_epoch / world_size x num_iterations`` groups per rank),
-so Lightning's batch count never goes stale while the contents change each epoch. The static
-task set (GenEnv-Static, offline teacher) lives here too.
+restores them exactly and repairs the log to the checkpoint's epochs. The agent's batches are
+this epoch's rollout groups, which
+:class:`callbacks.coevolution.CoEvolutionCallback` hands over with :meth:`set_epoch_groups`, in
+the order of the :class:`~lightning_genenv.layout.BatchLayout` for this rank; the dataset has a
+fixed length (``tasks_per_epoch / world_size x num_iterations`` groups per rank), so Lightning's
+batch count never goes stale while the contents change each epoch. The static task set
+(GenEnv-Static, offline teacher) lives here too.
 
 Deliberately left out: sharding the pools themselves (every rank holds both whole pools).
 """
@@ -29,13 +29,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import lightning as L
-from lightning.pytorch.utilities import rank_zero_info, rank_zero_warn
+from lightning.pytorch.utilities import rank_zero_warn
 import torch
 from torch.utils.data import DataLoader, Dataset
 
+from lightning_genenv.layout import BatchLayout, epoch_seed
 from lightning_genenv.pools import POOLS, PoolLog
 from lightning_genenv.prompts import FamilyResults
 from lightning_genenv.rewards import success_rate
+from lightning_genenv.seed_loading import load_seeds
 from lightning_genenv.tasks import DataError, Task, iter_jsonl, read_tasks
 
 
@@ -103,27 +105,34 @@ def collate_groups(groups: list[Group], pad_id: int, mask_truncated: bool = Fals
     return batch
 
 
-def collate_generations(records: list[dict], pad_id: int) -> dict:
+@dataclass(frozen=True)
+class SimRecord:
+    """One simulator generation in the RWR update: its prompt, what it wrote, and its weight."""
+
+    prompt_ids: list[int]
+    completion_ids: list[int]
+    weight: float
+
+
+def collate_generations(records: list[SimRecord], pad_id: int) -> dict:
     """Batch simulator generations (prompt ids, generated ids, RWR weight) for the RWR update."""
-    batch = pad_batch([r["prompt_ids"] for r in records], [r["completion_ids"] for r in records], pad_id)
-    batch["weights"] = torch.tensor([r["weight"] for r in records], dtype=torch.float32)
+    batch = pad_batch([r.prompt_ids for r in records], [r.completion_ids for r in records], pad_id)
+    batch["weights"] = torch.tensor([r.weight for r in records], dtype=torch.float32)
     return batch
 
 
 class _EpochGroups(Dataset):
-    """This rank's groups of the epoch, read at access time, in TRL's order: each optimizer step's
-    groups are passed over ``num_iterations`` times. A global optimizer step takes
-    ``world_size x groups_per_step x accumulate_grad_batches`` consecutive groups; this rank
-    trains on its own contiguous slice of each."""
+    """This rank's groups of the epoch, read at access time, in the layout's order (TRL's)."""
 
-    def __init__(self, dm: "GenEnvDataModule"):
+    def __init__(self, dm: "GenEnvDataModule", layout: BatchLayout):
         self.dm = dm
+        self.layout = layout
 
     def __len__(self) -> int:
-        return self.dm.tasks_per_epoch // self.dm.world_size * self.dm.num_iterations
+        return self.layout.items_per_rank
 
     def __getitem__(self, i: int) -> Group:
-        return self.dm.epoch_groups[self.dm.global_index(i)]
+        return self.dm.epoch_groups[self.layout.global_index(i)]
 
 
 class GenEnvDataModule(L.LightningDataModule):
@@ -131,12 +140,9 @@ class GenEnvDataModule(L.LightningDataModule):
                  accumulate_grad_batches: int = 1, benchmarks_root: str | Path | None = None):
         super().__init__()
         self.cfg = data_cfg
+        self.agent_cfg = agent_cfg
         self.benchmarks_root = benchmarks_root  # data.benchmark's data; None: ../shared/benchmarks
-        self.tasks_per_epoch = data_cfg.tasks_per_epoch
-        self.groups_per_step = agent_cfg.groups_per_step
-        self.groups_per_optimizer_step = agent_cfg.groups_per_step * accumulate_grad_batches  # per rank
-        self.rank, self.world_size = 0, 1  # set by the co-evolution callback under data parallelism
-        self.num_iterations = agent_cfg.num_iterations
+        self.accumulate_grad_batches = accumulate_grad_batches
         self.mask_truncated = agent_cfg.mask_truncated_completions
         self.pad_id = pad_id
         self.pool_log = PoolLog(Path(run_dir) / "pools") if run_dir else None
@@ -150,7 +156,6 @@ class GenEnvDataModule(L.LightningDataModule):
         self.d_env: list[dict] = []
         self.results: dict[str, dict] = {}  # family -> the agent's latest results (FamilyResults as JSON)
         self.epoch_groups: list[Group] = []
-        self.sim_records: list[dict] = []
         self.static_tasks: list[Task] = []  # GenEnv-Static / offline-teacher task set
         self._loaded = False
 
@@ -158,66 +163,9 @@ class GenEnvDataModule(L.LightningDataModule):
     def setup(self, stage: str | None = None) -> None:
         if self._loaded:
             return
-        if self.cfg.train_path:
-            self.base = read_tasks(self.cfg.train_path, self.skipped)
-            if not self.cfg.val_path and not self.cfg.get("benchmark"):
-                self.base, self.val = self._split_train_file(self.base)
-        if self.cfg.val_path:
-            self.val = read_tasks(self.cfg.val_path, self.skipped)
-        if self.cfg.get("benchmark") and (not self.cfg.train_path or not self.cfg.val_path):
-            train, val = self._benchmark_seeds()
-            self.base = self.base or train
-            self.val = self.val or val
-        elif not self.cfg.train_path:
-            from lightning_genenv.seeds import embedded_seeds
-
-            train, val = embedded_seeds(seed=self.cfg.seed, val_fraction=self.cfg.val_fraction)
-            self.base = self.base or train
-            self.val = self.val or val
-        if self.cfg.families:
-            keep = set(self.cfg.families)
-            self.base = [t for t in self.base if t.family in keep]
-            self.val = [t for t in self.val if t.family in keep]
-        if self.skipped:
-            rank_zero_warn(f"skipped invalid records in the data files: {dict(self.skipped)}")
-        if not self.base:
-            raise DataError(f"no valid seed tasks in {self.cfg.train_path} (skipped: {dict(self.skipped)})")
-        if self.cfg.num_val and len(self.val) > self.cfg.num_val:
-            self.val = random.Random(self.cfg.seed).sample(self.val, self.cfg.num_val)
+        self.base, self.val = load_seeds(self.cfg, self.skipped, self.benchmarks_root)
         self.d_train = [{"task": t.to_dict(), "source": "seed"} for t in self.base]
         self._loaded = True
-
-    def _split_train_file(self, tasks: list[Task]) -> tuple[list[Task], list[Task]]:
-        """``data.train_path`` without ``data.val_path``: hold out ``data.val_fraction`` of the file's
-        tasks (by family, as the embedded seeds are split) for validation, and say so."""
-        from lightning_genenv.seeds import split_seeds
-
-        if not tasks:
-            return tasks, []
-        train, val = split_seeds(tasks, val_fraction=self.cfg.val_fraction, seed=self.cfg.seed)
-        if not val:
-            raise DataError(f"data.train_path={self.cfg.train_path}: no family has two distinct questions to "
-                            f"hold out for validation; pass data.val_path")
-        rank_zero_info(f"data.val_path is not set: validating on {len(val)} of the {len(tasks)} tasks in "
-                       f"{self.cfg.train_path} (data.val_fraction={self.cfg.val_fraction}), "
-                       f"training on the other {len(train)}")
-        return train, val
-
-    def _benchmark_seeds(self) -> tuple[list[Task], list[Task]]:
-        """(train seeds, held-out tasks) of ``data.benchmark``; its skipped items are counted as
-        ``<benchmark>:<reason>``."""
-        from lightning_genenv.benchmarks.eval_config import default_data_root
-        from lightning_genenv.benchmarks.train_seeds import benchmark_seeds
-
-        name = self.cfg.benchmark
-        root = self.benchmarks_root or default_data_root()
-        if root is None:
-            raise DataError(f"data.benchmark={name}: set trainer.benchmarks_root (no ../shared/benchmarks "
-                            "next to the repository)")
-        skipped: Counter = Counter()
-        train, val = benchmark_seeds(name, root, skipped)
-        self.skipped.update({f"{name}:{reason}": n for reason, n in skipped.items()})
-        return train, val
 
     def load_static(self, path: str | Path) -> None:
         """The fixed task set of GenEnv-Static or an offline teacher; invalid records are skipped."""
@@ -272,7 +220,7 @@ class GenEnvDataModule(L.LightningDataModule):
 
     def reseed(self, epoch: int) -> None:
         """Seed and replay sampling from ``(data.seed, epoch)`` alone, so a resumed epoch draws alike."""
-        self.rng = random.Random(self.cfg.seed * 1_000_003 + epoch)
+        self.rng = random.Random(epoch_seed(self.cfg.seed, epoch))
 
     def save_pools(self, epoch: int) -> dict:
         """Append this epoch's new records to the pool log and commit them (rank 0 only)."""
@@ -293,7 +241,7 @@ class GenEnvDataModule(L.LightningDataModule):
         self.d_train, self.d_env = state["d_train"], state["d_env"]
         self.results = state.get("results", {})
         self.committed = dict(state["committed"])
-        if self.pool_log is not None and self.rank == 0:
+        if self.pool_log is not None and self._world()[1] == 0:
             self.repairs = self.pool_log.recover(state["segments"], {p: getattr(self, p) for p in POOLS})
             for r in self.repairs:
                 rank_zero_warn(f"pool log {r['pool']}: {r['action']}")
@@ -307,36 +255,24 @@ class GenEnvDataModule(L.LightningDataModule):
         return records
 
     # ------------------------------------------------------------------ batches
+    def layout(self) -> BatchLayout:
+        """The epoch's batch layout for this process."""
+        return BatchLayout.from_config(self.cfg, self.agent_cfg, self.accumulate_grad_batches, *self._world())
+
+    def _world(self) -> tuple[int, int]:
+        """``(world_size, rank)`` of the trainer this module is attached to; ``(1, 0)`` without one."""
+        t = self.trainer
+        return (t.world_size, t.global_rank) if t is not None else (1, 0)
+
     def set_epoch_groups(self, groups: list[Group]) -> None:
-        if len(groups) != self.tasks_per_epoch:
-            raise ValueError(f"expected {self.tasks_per_epoch} groups, got {len(groups)}")
+        """This epoch's groups, in the order every rank shares: the agent's next batches."""
+        if len(groups) != self.cfg.tasks_per_epoch:
+            raise ValueError(f"expected {self.cfg.tasks_per_epoch} groups, got {len(groups)}")
         self.epoch_groups = groups
 
-    def optimizer_steps_per_epoch(self, world_size: int) -> int:
-        """Global optimizer steps in one epoch: every rank takes the same number."""
-        return self.tasks_per_epoch // world_size * self.num_iterations // self.groups_per_optimizer_step
-
-    def global_index(self, i: int) -> int:
-        """The epoch-group index of this rank's ``i``-th training item."""
-        per_rank = self.groups_per_optimizer_step
-        step, within = divmod(i, per_rank)
-        global_step = step // self.num_iterations
-        return (global_step * self.world_size + self.rank) * per_rank + within
-
-    def local_groups(self) -> list[Group]:
-        """The groups this rank trains on this epoch, each once (the first of its passes)."""
-        items = range(self.tasks_per_epoch // self.world_size * self.num_iterations)
-        return [self.epoch_groups[self.global_index(i)] for i in items
-                if (i // self.groups_per_optimizer_step) % self.num_iterations == 0]
-
     def train_dataloader(self) -> DataLoader:
-        return DataLoader(_EpochGroups(self), batch_size=self.groups_per_step, shuffle=False,
-                          collate_fn=lambda g: collate_groups(g, self.pad_id, self.mask_truncated))
+        return DataLoader(_EpochGroups(self, self.layout()), batch_size=self.agent_cfg.groups_per_step,
+                          shuffle=False, collate_fn=lambda g: collate_groups(g, self.pad_id, self.mask_truncated))
 
     def val_dataloader(self) -> DataLoader:
         return DataLoader(self.val, batch_size=max(1, len(self.val)), collate_fn=list)
-
-    def simulator_dataloader(self, batch_size: int, pad_id: int) -> DataLoader:
-        """This epoch's filtered simulator generations with their RWR weights (simulator's pad id)."""
-        return DataLoader(self.sim_records, batch_size=batch_size, shuffle=False,
-                          collate_fn=lambda r: collate_generations(r, pad_id))

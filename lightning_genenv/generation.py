@@ -1,8 +1,9 @@
 """Step 2 of an epoch as a function: the simulator writes variations of seed tasks.
 
-Used by the co-evolution callback every epoch and by :mod:`lightning_genenv.static_augment`
-(GenEnv-Static) once before training. Every generation becomes a record, valid or not; invalid ones
-carry the parser's reason and are counted in ``invalid``.
+Used by the co-evolution task source every epoch and by :mod:`lightning_genenv.static_augment`
+(GenEnv-Static) once before training. Every generation becomes a :class:`GeneratedTask`, valid or
+not; invalid ones carry the parser's reason and are counted in ``invalid``. Tasks of a fixed set
+(GenEnv-Static, an offline teacher) take the same shape (:func:`static_records`).
 
 Deliberately left out: retrying invalid generations (the invalid rate is itself a training signal
 and a metric) and de-duplicating near-identical generated tasks.
@@ -11,6 +12,7 @@ and a metric) and de-duplicating near-identical generated tasks.
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import asdict, dataclass
 from typing import Callable
 
 from lightning_genenv.parsing import parse_simulator_output
@@ -19,10 +21,33 @@ from lightning_genenv.rollout import RolloutEngine, SamplingParams, encode_chat
 from lightning_genenv.tasks import Task
 
 
+@dataclass(frozen=True)
+class GeneratedTask:
+    """One new task of an epoch: a simulator generation, valid (``task``) or not (``reason``), or a
+    task of a fixed set (``source="static"``, no prompt or text)."""
+
+    epoch: int
+    seed_id: str | None
+    source: str  # "simulator" or "static"
+    prompt_ids: list[int] | None
+    completion_ids: list[int] | None
+    text: str | None
+    task: Task | None  # None: invalid
+    reason: str | None  # why it is invalid
+
+    def to_json(self) -> dict:
+        """As a JSON object, the task too (field order kept: it is the start of a ``D_env`` record)."""
+        return {**asdict(self), "task": self.task.to_dict() if self.task is not None else None}
+
+    @classmethod
+    def from_json(cls, d: dict) -> "GeneratedTask":
+        return cls(**{**d, "task": Task(**d["task"]) if d["task"] is not None else None})
+
+
 def write_tasks(engine: RolloutEngine, tokenizer, seeds: list[Task], examples_for: Callable[[Task], list[Task]],
                 sim_cfg, epoch: int, invalid: Counter, num_variations: int | None = None,
                 results_for: Callable[[str], FamilyResults | None] = lambda family: None,
-                alpha: float | None = None) -> list[dict]:
+                alpha: float | None = None) -> list[GeneratedTask]:
     """``num_variations`` (default ``sim_cfg.num_variations``) generations per seed, as records.
     ``results_for(family)`` gives the agent's recent results that the prompt is conditioned on."""
     n = num_variations or sim_cfg.num_variations
@@ -37,15 +62,11 @@ def write_tasks(engine: RolloutEngine, tokenizer, seeds: list[Task], examples_fo
                                                   f"gen-e{epoch}-{seed.id}-{j}", epoch)
             if reason:
                 invalid[reason] += 1
-            records.append({"epoch": epoch, "seed_id": seed.id, "source": "simulator", "prompt_ids": prompt,
-                            "completion_ids": sample.completion_ids, "text": sample.text, "task": task,
-                            "reason": reason, "attempted": False, "p_hat": None, "r_env": 0.0,
-                            "trained_on": False})
+            records.append(GeneratedTask(epoch, seed.id, "simulator", prompt, sample.completion_ids, sample.text,
+                                         task, reason))
     return records
 
 
-def static_records(tasks: list[Task], epoch: int) -> list[dict]:
-    """Records for tasks from a fixed set (GenEnv-Static, offline teacher), shaped like generations."""
-    return [{"epoch": epoch, "seed_id": t.parent_id, "source": "static", "prompt_ids": None,
-             "completion_ids": None, "text": None, "task": t, "reason": None, "attempted": False,
-             "p_hat": None, "r_env": 0.0, "trained_on": False} for t in tasks]
+def static_records(tasks: list[Task], epoch: int) -> list[GeneratedTask]:
+    """Tasks from a fixed set (GenEnv-Static, offline teacher), shaped like generations."""
+    return [GeneratedTask(epoch, t.parent_id, "static", None, None, None, t, None) for t in tasks]

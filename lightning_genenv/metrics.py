@@ -11,6 +11,12 @@ from __future__ import annotations
 import torch
 
 
+def mean(values) -> float:
+    """The mean of ``values`` as a float; 0.0 for none."""
+    values = list(values)
+    return float(sum(values) / len(values)) if values else 0.0
+
+
 def group_reward_stats(rewards: torch.Tensor, num_generations: int) -> dict[str, torch.Tensor]:
     """``reward`` (mean), ``reward_std`` (mean of the per-group std, as TRL) and
     ``frac_reward_zero_std`` (share of groups whose ``n`` rewards are all equal: no advantage, no

@@ -31,7 +31,7 @@ def augment(cfg, model, tokenizer, dm, variations: int, out: str | Path) -> tupl
     invalid: Counter = Counter()
     records = write_tasks(engine, tokenizer, dm.base, lambda s: dm.family_examples(s, cfg.simulator.num_examples),
                           cfg.simulator, epoch=-1, invalid=invalid, num_variations=variations)
-    tasks = [r["task"] for r in records if r["task"] is not None]
+    tasks = [r.task for r in records if r.task is not None]
     write_jsonl_atomic(out, [t.to_dict() for t in tasks])
     return tasks, invalid
 

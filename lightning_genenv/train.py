@@ -14,6 +14,7 @@ import resource
 import sys
 import time
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 
 import lightning as L
@@ -28,12 +29,14 @@ from lightning_genenv.agent import AgentModule
 from lightning_genenv.config import ConfigError, compose, groups, to_yaml
 from lightning_genenv.data import GenEnvDataModule
 from lightning_genenv.distributed import fingerprint, records_fingerprint
+from lightning_genenv.layout import BatchLayout
 from lightning_genenv.loggers import make_logger, require_logger
 from lightning_genenv.memory import run_estimate
 from lightning_genenv.models import ModelUnavailable, export_hf, load_from_config
 from lightning_genenv.policy import NonFiniteError
 from lightning_genenv.pools import PoolError
 from lightning_genenv.rollout import choose_backend, describe
+from lightning_genenv.rollout.players import Rollouts, importance_sampling_cap
 from lightning_genenv.resume import checkpoint_to_resume, drop_events_after
 from lightning_genenv.simulator import SimulatorModule
 from lightning_genenv.static_augment import augment
@@ -120,15 +123,20 @@ def run(cfg) -> Path:
     acc = cfg.trainer.accumulate_grad_batches
     dm = GenEnvDataModule(cfg.data, cfg.agent, agent_tok.pad_token_id, run_dir, acc,
                           cfg.trainer.benchmarks_root)
-    steps = cfg.trainer.max_epochs * dm.optimizer_steps_per_epoch(_processes(cfg.strategy))
-    agent = AgentModule(agent_model, agent_tok, cfg.agent, acc, cfg.strategy.cpu_offload,
-                        cfg.trainer.max_nonfinite_steps, total_steps=steps)
-    simulator = None
+    simulator = sim_player = None
     if cur.task_source == "simulator":
-        sim_model, sim_tok = load_from_config(cfg.model, cfg.model.simulator)
-        simulator = SimulatorModule(sim_model, sim_tok, cfg.simulator, cur.train_simulator,
+        sim_player = load_from_config(cfg.model, cfg.model.simulator)
+    _resolve_rollout(cfg, run_dir, [agent_model] + ([sim_player[0]] if sim_player is not None else []))
+    rollouts = Rollouts(cfg.rollout, (agent_model, agent_tok), sim_player)  # started at the trainer's setup
+    steps = cfg.trainer.max_epochs * BatchLayout.from_config(
+        cfg.data, cfg.agent, acc, _processes(cfg.strategy)).optimizer_steps_per_epoch
+    agent = AgentModule(agent_model, agent_tok, cfg.agent, acc, cfg.strategy.cpu_offload,
+                        cfg.trainer.max_nonfinite_steps, total_steps=steps,
+                        rollouts=rollouts, shots_for=partial(dm.family_examples, k=cfg.agent.num_shots),
+                        is_cap=importance_sampling_cap(cfg.rollout))
+    if sim_player is not None:
+        simulator = SimulatorModule(*sim_player, cfg.simulator, cur.train_simulator,
                                     cfg.strategy.cpu_offload, cfg.trainer.max_nonfinite_steps)
-    _resolve_rollout(cfg, run_dir, [agent_model] + ([simulator.model] if simulator is not None else []))
     if cur.task_source == "static":
         dm.setup()
         if cur.static_path is None:  # GenEnv-Static: the simulator writes the fixed set once, now
@@ -146,7 +154,7 @@ def run(cfg) -> Path:
     if cfg.curriculum.train_simulator:
         sim_logger = make_logger(cfg.logger.name, run_dir, "simulator")
         sim_trainer = make_trainer(cfg, sim_logger, max_epochs=0, enable_checkpointing=False)
-    coevolution = CoEvolutionCallback(cfg, dm, simulator, sim_trainer)
+    coevolution = CoEvolutionCallback(cfg, dm, rollouts, simulator, sim_trainer)
     logger = make_logger(cfg.logger.name, run_dir, "agent")
     callbacks = [coevolution, *benchmark_validation.from_config(cfg), EpochSummary()]  # coevolution writes last.ckpt
     trainer = make_trainer(

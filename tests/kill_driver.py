@@ -18,6 +18,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import lightning_genenv.callbacks.coevolution as coevolution  # noqa: E402
+import lightning_genenv.coevolution.attempts as attempts  # noqa: E402
 import train  # noqa: E402
 from lightning_genenv.simulator import SimulatorModule  # noqa: E402
 
@@ -42,7 +43,7 @@ def on_train_epoch_start(self, trainer, agent):
 coevolution.CoEvolutionCallback.on_train_epoch_start = on_train_epoch_start
 
 if where == "rollouts":
-    agent_reward = coevolution.agent_reward
+    agent_reward = attempts.agent_reward
 
     def scored(*a, **k):
         if state["epoch"] == kill_epoch:
@@ -51,7 +52,7 @@ if where == "rollouts":
                 die()
         return agent_reward(*a, **k)
 
-    coevolution.agent_reward = scored
+    attempts.agent_reward = scored
 elif where == "simulator":
     optimizer_step = SimulatorModule.optimizer_step
 

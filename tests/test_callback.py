@@ -6,11 +6,13 @@ import math
 
 import pytest
 
+from lightning_genenv.agent import prepared_groups
 from lightning_genenv.callbacks.coevolution import CoEvolutionCallback
 from lightning_genenv.config import compose
 from lightning_genenv.data import GenEnvDataModule
 from lightning_genenv.prompts import gold_completion
 from lightning_genenv.rollout import Sample
+from lightning_genenv.rollout.players import Rollouts
 
 
 class ScriptedEngine:
@@ -32,6 +34,9 @@ class ScriptedEngine:
     def sync(self):
         pass
 
+    def pop_sync_times(self):
+        return []
+
 
 class FakeTok:
     pad_token_id = 0
@@ -44,23 +49,32 @@ class FakeTok:
 
 
 class FakePolicy:
+    """The simulator (a tokenizer) and the agent (prompts, and the pure part of its batch preparation)."""
+
     tokenizer = FakeTok()
     model = None
 
-    def encode_task(self, task, shots):
+    def __init__(self, cfg=None):
+        self.cfg = cfg
+        self.tasks = []  # every task prompted, in order
+
+    def prompt(self, task):
+        self.tasks.append(task)
         return [1, 2, 3]
 
+    def prepare_groups(self, groups, layout):
+        return prepared_groups(groups, layout, self.cfg.agent)
 
-def _setup(tmp_path, sim_texts, agent_texts, extra=()):
+
+def _setup(tmp_path, sim_texts, agent_engine, extra=()):
     cfg = compose(["model=tiny", "data.families=[weather]", "data.seeds_per_epoch=2",
                    "simulator.num_variations=3", "data.tasks_per_epoch=6", "agent.groups_per_step=2",
                    "agent.num_generations=4", f"run_dir={tmp_path}", *extra])
     dm = GenEnvDataModule(cfg.data, cfg.agent, pad_id=0, run_dir=tmp_path)
     dm.setup()
-    cb = CoEvolutionCallback(cfg, dm, FakePolicy(), sim_trainer=None)
-    cb.sim_engine = ScriptedEngine(sim_texts)
-    cb.agent_engine = ScriptedEngine(agent_texts)
-    return cfg, dm, cb
+    rollouts = Rollouts.of(agent_engine, ScriptedEngine(sim_texts))
+    cb = CoEvolutionCallback(cfg, dm, rollouts, FakePolicy(), sim_trainer=None)
+    return cfg, dm, cb, FakePolicy(cfg)
 
 
 class FakeTrainer:
@@ -74,14 +88,15 @@ class FakeTrainer:
 def test_malformed_generations_are_counted_not_fatal(tmp_path):
     bad = ['not json at all', 'question": 1}', '', 'x' * 100_000, 'Paris", "call": {"name": "rm", "arguments": {}}}',
            'What is it?", "call": {"name": "get_current_weather", "arguments": {"city": 3}}}']
-    cfg, dm, cb = _setup(tmp_path, lambda i, n: bad[i * n:(i + 1) * n], lambda i, n: ["nope"] * n)
-    cb.on_train_epoch_start(FakeTrainer(), FakePolicy())
+    cfg, dm, cb, agent = _setup(tmp_path, lambda i, n: bad[i * n:(i + 1) * n],
+                                ScriptedEngine(lambda i, n: ["nope"] * n))
+    cb.on_train_epoch_start(FakeTrainer(), agent)
     assert sum(cb.invalid.values()) == 6
     assert {"not_json", "no_json", "empty", "too_long", "unknown_tool", "argument_type_mismatch"} & set(cb.invalid)
     assert len(dm.epoch_groups) == 6  # filled with replayed and base tasks
     env = [json.loads(line) for line in (tmp_path / "pools" / "d_env.jsonl").read_text().splitlines()]
     assert len(env) == 6 and all(r["task"] is None and r["reason"] and r["r_env"] == 0.0 for r in env)
-    assert dm.sim_records == []
+    assert cb._sim_records == []
 
 
 def test_p_hat_renv_filter_and_weights(tmp_path):
@@ -92,22 +107,19 @@ def test_p_hat_renv_filter_and_weights(tmp_path):
                 f'"arguments": {{"city": "Town{i}{j}"}}}}}}' for j in range(n)]
 
     ks = [0, 1, 2, 4, 3, 2]  # successes per task, in rollout order (the 6 generated tasks come first)
-    policy = FakePolicy()
-    policy.tasks = []
-    policy.encode_task = lambda task, shots: policy.tasks.append(task) or [1, 2, 3]
 
-    def agent_texts(i, n):
+    def agent_texts(i, n):  # the policy's prompts so far are the tasks of this call
         return [gold_completion(policy.tasks[i]) if j < ks[i] else "wrong" for j in range(n)]
 
-    cfg, dm, cb = _setup(tmp_path, sim_texts, agent_texts, ["data.generated_fraction=1.0"])
+    cfg, dm, cb, policy = _setup(tmp_path, sim_texts, ScriptedEngine(agent_texts), ["data.generated_fraction=1.0"])
     cb.on_train_epoch_start(FakeTrainer(), policy)
     env = [json.loads(line) for line in (tmp_path / "pools" / "d_env.jsonl").read_text().splitlines()]
     assert [r["p_hat"] for r in env] == [0.0, 0.25, 0.5, 1.0, 0.75, 0.5]
     for r in env:
         assert r["r_env"] == pytest.approx(math.exp(-10 * (r["p_hat"] - 0.5) ** 2))
         assert r["trained_on"] == (r["p_hat"] >= 0.1)
-    assert len(dm.sim_records) == 5
-    w = [r["weight"] for r in dm.sim_records]
+    assert len(cb._sim_records) == 5
+    w = [r.weight for r in cb._sim_records]
     assert sum(w) == pytest.approx(5.0)
     kept = [r["r_env"] for r in env if r["trained_on"]]
     expected = [math.exp(r) / sum(math.exp(x) for x in kept) * 5 for r in kept]
@@ -117,7 +129,7 @@ def test_p_hat_renv_filter_and_weights(tmp_path):
     # the p-hat attempts are the GRPO groups (nothing rolled out twice): every valid generated task is
     # attempted once, the 5 that passed the filter join the batch nearest to α first, and one base task
     # (no replay: D_train has no earlier epoch yet) fills the sixth slot
-    assert cb.agent_engine.calls == [(6, 4), (1, 4)]
+    assert cb.rollouts.agent.calls == [(6, 4), (1, 4)]
     assert [g.rewards.count(1.0) for g in dm.epoch_groups[:5]] == [2, 2, 1, 3, 4]
     assert dm.epoch_groups[5].task.source == "seed"
     g = dm.epoch_groups[2]
@@ -133,18 +145,14 @@ def test_replay_comes_from_earlier_epochs_and_generated_fraction_caps_the_share(
         return [f'What is the weather in Town{i}{j}?", "call": {{"name": "get_current_weather", '
                 f'"arguments": {{"city": "Town{i}{j}"}}}}}}' for j in range(n)]
 
-    policy = FakePolicy()
-    policy.tasks = []
-    policy.encode_task = lambda task, shots: policy.tasks.append(task) or [1, 2, 3]
-    cfg, dm, cb = _setup(tmp_path, sim_texts, None, ["data.generated_fraction=0.5", "data.replay_per_epoch=2"])
-
     class OneInFour(ScriptedEngine):  # each task solved once in 4: p̂ = 0.25, kept
         def generate(self, prompts, params, desc=None):
             tasks = policy.tasks[-len(prompts):]
             self.texts_fn = lambda i, n: [gold_completion(tasks[i])] + ["x"] * (n - 1)
             return super().generate(prompts, params, desc)
 
-    cb.agent_engine = OneInFour(None)
+    cfg, dm, cb, policy = _setup(tmp_path, sim_texts, OneInFour(None),
+                                 ["data.generated_fraction=0.5", "data.replay_per_epoch=2"])
     trainer = FakeTrainer()
     cb.on_train_epoch_start(trainer, policy)
     epoch0 = {r["task"]["id"] for r in dm.d_train if r["source"] == "generated"}

@@ -5,7 +5,7 @@ import torch
 
 from lightning_genenv.agent import AgentModule
 from lightning_genenv.config import compose
-from lightning_genenv.data import collate_generations, collate_groups, Group
+from lightning_genenv.data import collate_generations, collate_groups, Group, SimRecord
 from lightning_genenv.models import load_causal_lm
 from lightning_genenv.rollout import HFEngine, SamplingParams
 from lightning_genenv.simulator import SimulatorModule
@@ -131,8 +131,7 @@ def test_simulator_kl_cap_skips_the_rest_of_the_epoch(tiny_dir):
     cfg = compose(["model=tiny", "simulator.kl_max=0.01", "simulator.learning_rate=0.05"]).simulator
     sim = SimulatorModule(model, tok, cfg)
     sim.log_dict = lambda *a, **k: None
-    batch = collate_generations([{"prompt_ids": [5, 6], "completion_ids": [7, 8, 9], "weight": 1.5},
-                                 {"prompt_ids": [5], "completion_ids": [10], "weight": 0.5}], tok.pad_token_id)
+    batch = collate_generations([SimRecord([5, 6], [7, 8, 9], 1.5), SimRecord([5], [10], 0.5)], tok.pad_token_id)
     opt = sim.configure_optimizers()
     sim.on_train_epoch_start()
     loss = sim.training_step(batch, 0)  # KL is 0 at the start: a real step

@@ -43,6 +43,9 @@ class RolloutEngine(Protocol):
     def sync(self) -> None:
         """Make the engine follow the policy's current weights."""
 
+    def pop_sync_times(self) -> list[float]:
+        """Seconds of each weight push since the last call (an in-process engine pushes none)."""
+
 
 def encode_chat(tokenizer, messages: list[dict], prefix: str = "") -> list[int]:
     """Token ids of a chat prompt that ends in an open assistant turn, pre-filled with ``prefix``."""

@@ -35,6 +35,9 @@ class HFEngine:
     def sync(self) -> None:
         """Nothing to do: generation runs on the training model itself."""
 
+    def pop_sync_times(self) -> list[float]:
+        return []
+
     @torch.no_grad()
     def generate(self, prompts: list[list[int]], params: SamplingParams,
                  desc: str | None = None) -> list[list[Sample]]:

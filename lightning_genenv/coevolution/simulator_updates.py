@@ -1,0 +1,81 @@
+"""Step 5, the simulator's half: its RWR update once per epoch, by its own Lightning trainer.
+
+:class:`SimulatorUpdates` owns that trainer, the number of updates so far, and the simulator's
+checkpoints. The trainer is re-entered every epoch with one more epoch to run, so its optimizer
+state, step counter and logger step carry over. After its ``k``-th update it writes
+``checkpoints/simulator-<k>.ckpt`` (weights, optimizer, loop counters, logger step) and deletes
+``simulator-<k-2>.ckpt``: the agent's latest checkpoint names ``k`` or ``k-1``. Resuming restores
+the one the agent's checkpoint names before the first rollout.
+
+Deliberately left out: when to update (the callback decides: ``curriculum.train_simulator`` and a
+non-empty SFT set) and the loss (:class:`lightning_genenv.simulator.SimulatorModule`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import lightning as L
+from torch.utils.data import DataLoader
+
+from lightning_genenv.data import SimRecord, collate_generations
+
+
+class SimulatorUpdates:
+    def __init__(self, simulator, trainer: L.Trainer | None, ckpt_dir: Path | None, batch_size: int):
+        self.sim = simulator
+        self.trainer = trainer
+        self.ckpt_dir = ckpt_dir
+        self.batch_size = batch_size
+        self.epochs = 0  # updates so far
+        self._resume: Path | None = None  # the checkpoint to restore at fit start, once
+
+    def loader(self, records: list[SimRecord], batch_size: int) -> DataLoader:
+        pad_id = self.sim.tokenizer.pad_token_id
+        return DataLoader(records, batch_size=batch_size, shuffle=False,
+                          collate_fn=lambda r: collate_generations(r, pad_id))
+
+    def update(self, records: list[SimRecord]) -> dict[str, float]:
+        """One epoch of RWR on ``records``; returns its metrics."""
+        self.trainer.fit_loop.max_epochs = self.epochs + 1
+        self.trainer.fit(self.sim, train_dataloaders=self.loader(records, self.batch_size))
+        self.epochs += 1
+        self.save()
+        return {"sim/steps": float(self.sim.steps_this_epoch), "sim/kl_to_initial": self.sim.last_kl,
+                "sim/kl_cap_hit_epoch": float(self.sim.kl_exceeded)}
+
+    def checkpoint(self, k: int) -> Path:
+        return self.ckpt_dir / f"simulator-{k}.ckpt"
+
+    def save(self) -> None:
+        """The trainer's checkpoint after the ``epochs``-th update; the previous one is kept until the
+        agent's next checkpoint names this one."""
+        if self.ckpt_dir is None:
+            return
+        self.trainer.save_checkpoint(self.checkpoint(self.epochs), weights_only=False)
+        if self.trainer.is_global_zero and self.epochs > 2:
+            self.checkpoint(self.epochs - 2).unlink(missing_ok=True)
+
+    def resume_from(self, epochs: int) -> None:
+        """The agent's checkpoint says the simulator had ``epochs`` updates: restore that one at fit start."""
+        self.epochs = epochs
+        if self.sim is None or not epochs:
+            return
+        self._resume = self.checkpoint(epochs)
+        if not self._resume.is_file():
+            raise FileNotFoundError(f"{self._resume}: the agent's checkpoint needs the simulator "
+                                    f"after {epochs} updates, and its checkpoint is missing")
+
+    def start(self, root_device) -> None:
+        """At the agent's fit start: restore the simulator's checkpoint, or move it to the device."""
+        if self.sim is None:
+            return
+        if self._resume is not None:
+            # The trainer restores its checkpoint (weights, optimizer, loop counters and logger step;
+            # sharded as in the first run) and stops at once: max_epochs is reached.
+            self.trainer.fit_loop.max_epochs = self.epochs
+            self.trainer.fit(self.sim, train_dataloaders=self.loader([], 1), ckpt_path=self._resume,
+                             weights_only=True)
+            self._resume = None
+        elif not getattr(self.sim, "_sharded", False):
+            self.sim.to(root_device)  # its own trainer moves it only at its first update

@@ -1,0 +1,122 @@
+"""What an epoch reports: its phase timers, its metrics, and text samples of both players.
+
+* :class:`Timers`: seconds per phase of the epoch (``time/<phase>``), wall clock by default;
+* :func:`rollout_metrics`: the epoch's rollout statistics (``rollout/*``), a pure function of its groups;
+* :func:`new_task_metrics`: the simulator's valid rate and invalid reasons this epoch (``sim/*``);
+* :func:`log_metrics` and :func:`log_samples`: to the agent's logger, on rank 0 only; samples and the
+  ``p̂`` histogram only where the logger can take them (TensorBoard).
+
+Deliberately left out: the per-step training metrics (the modules log those themselves) and the
+console's epoch summary (:mod:`lightning_genenv.callbacks.console`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from contextlib import contextmanager
+
+import torch
+
+from lightning_genenv.coevolution.curriculum import TaskScore
+from lightning_genenv.data import Group
+from lightning_genenv.generation import GeneratedTask
+from lightning_genenv.metrics import group_reward_stats, mean
+
+clock = time.perf_counter  # bench/epoch_profile.py swaps in the process's CPU time
+
+
+class Timers:
+    """Seconds per phase of one epoch, in the order they were first timed."""
+
+    def __init__(self):
+        self.times: dict[str, float] = {}
+        self._starts: dict[str, float] = {}
+
+    @contextmanager
+    def phase(self, name: str):
+        t0 = clock()
+        try:
+            yield
+        finally:
+            self.add(name, clock() - t0)
+
+    def add(self, name: str, seconds: float) -> None:
+        self.times[name] = self.times.get(name, 0.0) + seconds
+
+    def start(self, name: str) -> None:
+        self._starts[name] = clock()
+
+    def stop(self, name: str) -> None:
+        """Ends a phase started with :meth:`start`; a phase is recorded once per epoch."""
+        if name not in self.times and name in self._starts:
+            self.times[name] = clock() - self._starts[name]
+
+    def metrics(self) -> dict[str, float]:
+        return {f"time/{k}": v for k, v in self.times.items()}
+
+
+def rollout_metrics(attempted: list[Group], kept: list[Group], replay: list[Group], base: list[Group],
+                    num_generations: int, rollout_s: float) -> dict[str, float]:
+    """Rewards by kind of task, lengths, truncation and the agent's sampling speed. ``attempted``:
+    every valid new task's group; ``kept + replay + base``: the agent's batch."""
+    groups = kept + replay + base
+    kinds = {"generated": kept, "replay": replay, "base": base}
+    metrics = {f"rollout/reward/{k}": mean([r for g in gs for r in g.rewards])
+               for k, gs in {**kinds, "generated": attempted}.items() if gs}
+    metrics.update({f"rollout/num_tasks/{k}": float(len(gs)) for k, gs in kinds.items()})
+    metrics["curriculum/attempted_tasks"] = float(len(attempted))
+    metrics["rollout/response_length"] = mean([len(c) for g in groups for c in g.completion_ids])
+    metrics["rollout/truncated_fraction"] = mean([float(t) for g in groups for t in g.truncated])
+    metrics.update({f"rollout/{k}": float(v) for k, v in group_reward_stats(
+        torch.tensor([r for g in groups for r in g.rewards]), num_generations).items()})
+    sampled = sum(len(c) for g in attempted + replay + base for c in g.completion_ids)
+    metrics["rollout/tokens_per_second/agent"] = sampled / max(rollout_s, 1e-9)
+    return metrics
+
+
+def new_task_metrics(records: list[GeneratedTask], writing_s: float) -> dict[str, float]:
+    """The simulator's valid rate, speed and invalid reasons this epoch."""
+    metrics = {}
+    written_tokens = sum(len(r.completion_ids or []) for r in records)
+    if written_tokens:
+        metrics["rollout/tokens_per_second/simulator"] = written_tokens / max(writing_s, 1e-9)
+    written = [r for r in records if r.source == "simulator"]
+    if written:
+        metrics["sim/valid_rate"] = sum(r.task is not None for r in written) / len(written)
+        metrics["sim/generations"] = float(len(written))
+    invalid = Counter(r.reason for r in records if r.reason)
+    metrics.update({f"sim/invalid_epoch/{k}": float(v) for k, v in sorted(invalid.items())})
+    return metrics
+
+
+def log_metrics(trainer, metrics: dict, epoch: int | None = None) -> None:
+    """To the agent's logger at its global step, with the epoch (``-1``: before training)."""
+    if trainer.logger is not None and trainer.is_global_zero:
+        epoch = trainer.current_epoch if epoch is None else epoch
+        trainer.logger.log_metrics({**metrics, "epoch": float(epoch)}, step=trainer.global_step)
+
+
+def log_samples(trainer, records: list[GeneratedTask], scores: list[TaskScore | None], groups: list[Group],
+                p_hats: list[float], k: int) -> None:
+    """The ``p̂`` histogram and the first ``k`` generations and agent groups, as text."""
+    logger = trainer.logger
+    if logger is None or not trainer.is_global_zero:
+        return
+    writer = getattr(logger, "experiment", None)
+    if writer is None or not hasattr(writer, "add_text"):
+        return
+    step = trainer.global_step
+    if p_hats:
+        writer.add_histogram("curriculum/p_hat", torch.tensor(p_hats), step)
+    for r, s in list(zip(records, scores))[:k]:
+        p_hat = s.p_hat if s is not None else None
+        writer.add_text("samples/simulator", _md(f"seed {r.seed_id} | {r.reason or 'valid'} | p_hat={p_hat}", r.text),
+                        step)
+    for g in groups[:k]:
+        writer.add_text("samples/agent", _md(f"{g.task.id}: {g.task.question} | rewards {g.rewards}",
+                                             "\n---\n".join(g.texts)), step)
+
+
+def _md(title: str, body: str) -> str:
+    return f"**{title}**\n\n```\n{body}\n```"

@@ -1,0 +1,88 @@
+"""The base seeds and the validation tasks of a run, from the ``data`` config group.
+
+The seeds are the embedded ones (:mod:`lightning_genenv.seeds`), a JSONL file (``data.train_path``;
+without ``data.val_path`` a share of it is held out for validation), or a benchmark's train part
+(``data.benchmark``, :mod:`lightning_genenv.benchmarks.train_seeds`, whose held-out part is then the
+validation set). ``data.families`` keeps some families; ``data.num_val`` caps the validation set.
+Invalid records are skipped and counted by reason.
+
+Deliberately left out: the pools that grow from the seeds (:mod:`lightning_genenv.data`).
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from pathlib import Path
+
+from lightning.pytorch.utilities import rank_zero_info, rank_zero_warn
+
+from lightning_genenv.tasks import DataError, Task, read_tasks
+
+
+def load_seeds(cfg, skipped: Counter, benchmarks_root: str | Path | None = None) -> tuple[list[Task], list[Task]]:
+    """``(base seeds, validation tasks)`` for the ``data`` group ``cfg``; skipped records are counted in
+    ``skipped``. ``benchmarks_root``: ``data.benchmark``'s data (None: ``../shared/benchmarks``)."""
+    base: list[Task] = []
+    val: list[Task] = []
+    if cfg.train_path:
+        base = read_tasks(cfg.train_path, skipped)
+        if not cfg.val_path and not cfg.get("benchmark"):
+            base, val = _split_train_file(cfg, base)
+    if cfg.val_path:
+        val = read_tasks(cfg.val_path, skipped)
+    if cfg.get("benchmark") and (not cfg.train_path or not cfg.val_path):
+        train, held_out = _benchmark_seeds(cfg, skipped, benchmarks_root)
+        base = base or train
+        val = val or held_out
+    elif not cfg.train_path:
+        from lightning_genenv.seeds import embedded_seeds
+
+        train, held_out = embedded_seeds(seed=cfg.seed, val_fraction=cfg.val_fraction)
+        base = base or train
+        val = val or held_out
+    if cfg.families:
+        keep = set(cfg.families)
+        base = [t for t in base if t.family in keep]
+        val = [t for t in val if t.family in keep]
+    if skipped:
+        rank_zero_warn(f"skipped invalid records in the data files: {dict(skipped)}")
+    if not base:
+        raise DataError(f"no valid seed tasks in {cfg.train_path} (skipped: {dict(skipped)})")
+    if cfg.num_val and len(val) > cfg.num_val:
+        val = random.Random(cfg.seed).sample(val, cfg.num_val)
+    return base, val
+
+
+def _split_train_file(cfg, tasks: list[Task]) -> tuple[list[Task], list[Task]]:
+    """``data.train_path`` without ``data.val_path``: hold out ``data.val_fraction`` of the file's
+    tasks (by family, as the embedded seeds are split) for validation, and say so."""
+    from lightning_genenv.seeds import split_seeds
+
+    if not tasks:
+        return tasks, []
+    train, val = split_seeds(tasks, val_fraction=cfg.val_fraction, seed=cfg.seed)
+    if not val:
+        raise DataError(f"data.train_path={cfg.train_path}: no family has two distinct questions to "
+                        f"hold out for validation; pass data.val_path")
+    rank_zero_info(f"data.val_path is not set: validating on {len(val)} of the {len(tasks)} tasks in "
+                   f"{cfg.train_path} (data.val_fraction={cfg.val_fraction}), "
+                   f"training on the other {len(train)}")
+    return train, val
+
+
+def _benchmark_seeds(cfg, skipped: Counter, benchmarks_root) -> tuple[list[Task], list[Task]]:
+    """(train seeds, held-out tasks) of ``data.benchmark``; its skipped items are counted as
+    ``<benchmark>:<reason>``."""
+    from lightning_genenv.benchmarks.eval_config import default_data_root
+    from lightning_genenv.benchmarks.train_seeds import benchmark_seeds
+
+    name = cfg.benchmark
+    root = benchmarks_root or default_data_root()
+    if root is None:
+        raise DataError(f"data.benchmark={name}: set trainer.benchmarks_root (no ../shared/benchmarks "
+                        "next to the repository)")
+    own: Counter = Counter()
+    train, val = benchmark_seeds(name, root, own)
+    skipped.update({f"{name}:{reason}": n for reason, n in own.items()})
+    return train, val

@@ -1,0 +1,36 @@
+"""The batch layout: every rank's share of each optimizer step, the num_iterations order, the
+per-step windows and the even-split check; and the per-epoch seed."""
+
+import pytest
+
+from lightning_genenv.layout import BatchLayout, epoch_seed
+
+
+@pytest.mark.parametrize("world,acc,mu", [(1, 1, 1), (2, 1, 1), (2, 2, 2), (4, 1, 3)])
+def test_ranks_cover_every_group_once_per_pass(world, acc, mu):
+    layouts = [BatchLayout(16, 2, acc, mu, world, rank) for rank in range(world)]
+    groups = list(range(16))
+    seen = sorted(g for lay in layouts for g in lay.local(groups))
+    assert seen == groups
+    for lay in layouts:
+        order = [lay.global_index(i) for i in range(lay.items_per_rank)]
+        assert len(order) == 16 // world * mu and sorted(set(order)) == sorted(lay.local(groups))
+        assert lay.optimizer_steps_per_epoch == 16 // world * mu // (2 * acc)
+        per_step = lay.groups_per_optimizer_step
+        for s in range(0, len(order), per_step):  # each optimizer step is a contiguous slice of one global step
+            step = order[s:s + per_step]
+            assert step == list(range(step[0], step[0] + per_step))
+            assert step[0] // lay.groups_per_global_step == step[-1] // lay.groups_per_global_step
+
+
+def test_global_steps_and_problem():
+    lay = BatchLayout(12, 2, 1, 1, 2, 0)
+    assert [list(w) for w in lay.global_steps(list(range(12)))] == [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10, 11]]
+    assert lay.problem(seeds_per_epoch=4) is None
+    assert "divisible" in lay.problem(seeds_per_epoch=3)
+    assert "divisible" in BatchLayout(10, 2, 1, 1, 2, 0).problem(seeds_per_epoch=4)
+
+
+def test_epoch_seed_is_distinct_per_seed_and_epoch():
+    assert epoch_seed(0, 5) == 5 and epoch_seed(1, 0) == 1_000_003
+    assert len({epoch_seed(s, e) for s in range(3) for e in range(100)}) == 300
