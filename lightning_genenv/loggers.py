@@ -64,3 +64,13 @@ def make_logger(name: str, run_dir: Path, player: str) -> Logger:
         experiment = wandb.init(project=PROJECT, name=player, group=Path(run_dir).name, dir=str(run_dir),
                                 mode="offline", reinit="create_new")
     return WandbLogger(experiment=experiment, save_dir=str(run_dir), offline=True)
+
+
+def close_loggers(*loggers: Logger | None) -> None:
+    """End what Lightning's ``finalize`` leaves open: a W&B run would stay open until the process exits
+    (``finalize`` runs after every ``fit``, and the simulator's trainer fits once per epoch)."""
+    from lightning.pytorch.loggers import WandbLogger
+
+    for logger in loggers:
+        if isinstance(logger, WandbLogger) and rank_zero_only.rank == 0:
+            logger.experiment.finish()

@@ -30,7 +30,7 @@ from lightning_genenv.config import ConfigError, compose, groups, to_yaml
 from lightning_genenv.data import GenEnvDataModule
 from lightning_genenv.distributed import fingerprint, records_fingerprint
 from lightning_genenv.layout import BatchLayout
-from lightning_genenv.loggers import make_logger, require_logger
+from lightning_genenv.loggers import close_loggers, make_logger, require_logger
 from lightning_genenv.memory import run_estimate
 from lightning_genenv.models import ModelUnavailable, export_hf, load_from_config
 from lightning_genenv.policy import NonFiniteError
@@ -165,6 +165,7 @@ def run(cfg) -> Path:
         enable_checkpointing=False,
     )
     trainer.fit(agent, datamodule=dm, ckpt_path=ckpt_path, weights_only=True)  # no pickled code
+    close_loggers(trainer.logger, sim_trainer.logger if sim_trainer else None)
     if trainer.world_size > 1:  # every rank must hold the same players and pools; record it
         write_rank_report(run_dir, trainer.global_rank, agent, simulator, dm)
 

