@@ -82,7 +82,8 @@ class LoraConfig:
     r: int = 16  # adapter rank
     alpha: int = 32  # adapter scale numerator (the update is scaled by alpha / r)
     dropout: float = 0.0  # dropout on the adapters' input
-    target_modules: list[str] = field(default_factory=lambda: ["q_proj", "k_proj", "v_proj", "o_proj"])  # layers adapted
+    # the layers that get adapters
+    target_modules: list[str] = field(default_factory=lambda: ["q_proj", "k_proj", "v_proj", "o_proj"])
 
     def __post_init__(self):
         check(self.r >= 1, f"model.lora.r={self.r} must be >= 1")
@@ -96,7 +97,8 @@ class ModelConfig:
     dtype: Literal[DTYPES] = "float32"  # the dtype the weights are loaded in
     lora: LoraConfig = field(default_factory=LoraConfig)
     gradient_checkpointing: bool = False  # recompute activations in backward: less memory, more time
-    cache_dir: Optional[str] = None  # where the embedded and tiny models are cached; None: $LIGHTNING_GENENV_CACHE or ~/.cache/lightning_genenv
+    # where the embedded and tiny models are cached; None: $LIGHTNING_GENENV_CACHE or ~/.cache/lightning_genenv
+    cache_dir: Optional[str] = None
 
 
 @dataclass
@@ -104,18 +106,19 @@ class AgentConfig:
     """GRPO, with TRL's GRPOConfig names."""
 
     learning_rate: float = 1e-3  # LoRA; RESULTS.md "agent learning rate" sweep
-    lr_scheduler_type: Literal["linear", "constant"] = "linear"  # linear: TRL's default, decays to 0 over the run's optimizer steps
+    # linear: TRL's default, decays to 0 over the run's optimizer steps
+    lr_scheduler_type: Literal["linear", "constant"] = "linear"
     weight_decay: float = 0.0  # AdamW weight decay
-    beta: float = 0.001  # KL coefficient to the reference policy (k3 estimator); the GenEnv reference run uses 0.001
+    beta: float = 0.001  # KL coefficient to the reference policy (k3 estimator); the GenEnv reference run's
     epsilon: float = 0.2  # lower clip of the importance ratio
     use_bias_correction_kl: bool = True  # TRL's default: the k3 KL times the importance ratio (DeepSeek-V3.2)
     epsilon_high: Optional[float] = None  # upper clip of the importance ratio; None: same as epsilon (DAPO uses 0.28)
     loss_type: Literal["grpo", "bnpo", "dr_grpo", "dapo"] = "dapo"  # how token losses are averaged (TRL's names)
-    scale_rewards: Literal["group", "batch", "none"] = "group"  # advantage scaling: std of the group, of the batch, or none
+    scale_rewards: Literal["group", "batch", "none"] = "group"  # advantages / the group's std, the batch's, or 1
     num_generations: int = 8  # the n attempts per task: GRPO group and p-hat sample
     num_iterations: int = 1  # optimization passes over each rollout batch
     mask_truncated_completions: bool = False  # drop completions cut at max_completion_length from the loss
-    temperature: float = 0.7  # sampling temperature; 1.0 leaves half the groups all-wrong on the 135M model (RESULTS.md)
+    temperature: float = 0.7  # sampling; 1.0 leaves half the groups all-wrong on the 135M model (RESULTS.md)
     top_p: float = 1.0  # nucleus sampling
     max_completion_length: int = 64  # the longest embedded gold completion is 61 tokens (tests/test_seeds.py)
     groups_per_step: int = 2  # tasks (groups) per micro-batch
@@ -253,7 +256,7 @@ class RolloutConfig:
 
 @dataclass
 class StrategyConfig:
-    name: Literal["single", "ddp", "fsdp"] = "single"  # fsdp: FSDP2 (fully_shard) through Lightning's ModelParallelStrategy
+    name: Literal["single", "ddp", "fsdp"] = "single"  # fsdp: FSDP2 through Lightning's ModelParallelStrategy
     accelerator: str = "auto"  # Lightning's accelerator: auto | cpu | gpu
     devices: Any = 1  # Lightning's devices: a count, a list of indices or auto
     num_nodes: int = 1  # machines
@@ -276,7 +279,8 @@ class TrainerConfig:
     enable_progress_bar: bool = True  # tqdm bars with the latest metrics
     save_hf: bool = True  # write final agent and simulator in Hugging Face format
     max_nonfinite_steps: int = 3  # consecutive NaN/inf steps (each skipped and counted) before the run stops
-    val_benchmarks: list[Literal[BENCHMARK_NAMES]] = field(default_factory=list)  # benchmark metrics at each validation, e.g. [api_bank, bfcl]
+    # benchmark metrics at each validation, e.g. [api_bank, bfcl] (callbacks/benchmarks.py)
+    val_benchmarks: list[Literal[BENCHMARK_NAMES]] = field(default_factory=list)
     val_benchmark_limit: Optional[int] = 32  # items per benchmark and validation (None: all)
     benchmarks_root: Optional[str] = None  # None: ../shared/benchmarks next to the repository
 
@@ -284,12 +288,13 @@ class TrainerConfig:
         check(self.max_epochs >= 1, f"trainer.max_epochs={self.max_epochs} must be >= 1")
         check(self.accumulate_grad_batches >= 1, "trainer.accumulate_grad_batches must be >= 1")
         check(self.max_nonfinite_steps >= 1, "trainer.max_nonfinite_steps must be >= 1")
-        check(self.val_benchmark_limit is None or self.val_benchmark_limit >= 1, "trainer.val_benchmark_limit must be >= 1")
+        check(self.val_benchmark_limit is None or self.val_benchmark_limit >= 1,
+              "trainer.val_benchmark_limit must be >= 1")
 
 
 @dataclass
 class LoggerConfig:
-    name: Literal[LOGGER_NAMES] = "tensorboard"  # mlflow and wandb: pip extras, run offline (lightning_genenv/loggers.py)
+    name: Literal[LOGGER_NAMES] = "tensorboard"  # mlflow and wandb: pip extras, run offline (loggers.py)
     num_text_samples: int = 4  # tasks and completions logged as text each epoch
 
 
@@ -384,7 +389,9 @@ def _choices(tp: Any) -> tuple:
 
 
 def _show(value: Any) -> str:
-    return "???" if value == MISSING else yaml.safe_dump(value, default_flow_style=True, width=1000).strip().removesuffix("...").strip()
+    if value == MISSING:
+        return "???"
+    return yaml.safe_dump(value, default_flow_style=True, width=1000).strip().removesuffix("...").strip()
 
 
 def usage(doc: str, schema: type = Config, conf_dir: Path | None = CONF_DIR) -> str:
@@ -401,7 +408,8 @@ def usage(doc: str, schema: type = Config, conf_dir: Path | None = CONF_DIR) -> 
     parts.append("keys (key=value; type, default, description):")
     width = max(len(k.name) for k in keys)
     for k in keys:
-        parts.append(f"  {k.name:<{width}}  {_type_name(k.type)} = {_show(k.default)}" + (f"  # {k.doc}" if k.doc else ""))
+        doc = f"  # {k.doc}" if k.doc else ""
+        parts.append(f"  {k.name:<{width}}  {_type_name(k.type)} = {_show(k.default)}{doc}")
     parts.append("\n--cfg prints the composed config and exits; ??? marks a required key.")
     return "\n".join(parts)
 

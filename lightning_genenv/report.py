@@ -612,9 +612,9 @@ def write_markdown(groups: list[Group], runs: list[Run], out: Path, plots: list[
         cells = [fmt_spread([v for v in (_last(r.series("curriculum/synthetic_tasks_used")) for r in g.runs)
                             if v is not None], count=True),
                  fmt_spread(best),
-                 fmt_spread([v for v in (_last_step(r.step_scalars.get("agent/kl", [])) for r in g.runs) if v is not None]),
-                 fmt_spread([v for v in (_last(r.series("sim/kl_to_initial")) for r in g.runs) if v is not None]),
-                 fmt_spread([v for v in (_last_step(r.sim_scalars.get("sim/kl", [])) for r in g.runs) if v is not None])]
+                 fmt_spread([_last_step(r.step_scalars.get("agent/kl", [])) for r in g.runs]),
+                 fmt_spread([_last(r.series("sim/kl_to_initial")) for r in g.runs]),
+                 fmt_spread([_last_step(r.sim_scalars.get("sim/kl", [])) for r in g.runs])]
         lines.append(f"| {g.label} | " + " | ".join(cells) + " |")
     lines.append("")
 

@@ -21,10 +21,10 @@ import torch
 from lightning.pytorch.strategies import ModelParallelStrategy
 from lightning.pytorch.utilities import rank_zero_only
 
-from lightning_genenv.callbacks import benchmarks as benchmark_validation
-from lightning_genenv.callbacks.console import EpochSummary, MetricsBar, silence_third_party, start_lines
-from lightning_genenv.callbacks.coevolution import CoEvolutionCallback
 from lightning_genenv.agent import AgentModule
+from lightning_genenv.callbacks import benchmarks as benchmark_validation
+from lightning_genenv.callbacks.coevolution import CoEvolutionCallback
+from lightning_genenv.callbacks.console import EpochSummary, MetricsBar, silence_third_party, start_lines
 from lightning_genenv.config import ConfigError, parse_cli, to_yaml
 from lightning_genenv.data import GenEnvDataModule
 from lightning_genenv.distributed import fingerprint, records_fingerprint
@@ -33,8 +33,8 @@ from lightning_genenv.memory import run_estimate
 from lightning_genenv.models import ModelUnavailable, export_hf, load_from_config
 from lightning_genenv.policy import NonFiniteError
 from lightning_genenv.pools import PoolError
-from lightning_genenv.rollout import choose_backend, describe
 from lightning_genenv.resume import checkpoint_to_resume, drop_events_after
+from lightning_genenv.rollout import choose_backend, describe
 from lightning_genenv.simulator import SimulatorModule
 from lightning_genenv.static_augment import augment
 from lightning_genenv.tasks import DataError

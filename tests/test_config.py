@@ -132,11 +132,15 @@ def test_trl_names_exist():
     (["agent.beta=high"], "agent.beta='high' (from the command line): wrong type, expected float"),
     (["agent.num_generations=1.5"], "wrong type, expected int"),
     (["model=tinyy"], "model=tinyy: no such option; did you mean 'tiny'?"),
-    (["agent.loss_type=ppo"], "agent.loss_type='ppo' (from the command line): must be one of grpo, bnpo, dr_grpo, dapo"),
+    (["agent.loss_type=ppo"],
+     "agent.loss_type='ppo' (from the command line): must be one of grpo, bnpo, dr_grpo, dapo"),
     (["agent.loss_type=dapp"], "did you mean 'dapo'?"),
-    (["trainer.val_benchmarks=[api_bank,bfc]"], "trainer.val_benchmarks=['api_bank', 'bfc'] (from the command line): must be one of"),
-    (["data.families=weather"], "data.families='weather' (from the command line): wrong type, expected list[str] or null"),
-    (["experiment=offline_teacher"], "required config key not set: curriculum.static_path (pass curriculum.static_path=...)"),
+    (["trainer.val_benchmarks=[api_bank,bfc]"],
+     "trainer.val_benchmarks=['api_bank', 'bfc'] (from the command line): must be one of"),
+    (["data.families=weather"],
+     "data.families='weather' (from the command line): wrong type, expected list[str] or null"),
+    (["experiment=offline_teacher"],
+     "required config key not set: curriculum.static_path (pass curriculum.static_path=...)"),
     (["curriculum.alpha=1.5"], "curriculum.alpha=1.5 must be in [0, 1]"),
     (["agent.num_generations=1"], "must be >= 2"),
     (["data.tasks_per_epoch=7"], "must be divisible by agent.groups_per_step"),
@@ -164,7 +168,8 @@ def test_yaml_unknown_key_names_the_file(tmp_path):
     (conf / "agent").mkdir(parents=True)
     (conf / "config.yaml").write_text("defaults:\n  agent: bad\n")
     (conf / "agent" / "bad.yaml").write_text("betta: 0.1\n")
-    with pytest.raises(ConfigError, match=r"unknown config key 'agent.betta' \(from conf/agent/bad.yaml\); did you mean 'agent.beta'"):
+    expected = r"unknown config key 'agent.betta' \(from conf/agent/bad.yaml\); did you mean 'agent.beta'"
+    with pytest.raises(ConfigError, match=expected):
         compose([], conf_dir=conf)
 
 
