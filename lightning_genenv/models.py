@@ -32,11 +32,14 @@ import subprocess
 import sys
 import tempfile
 import zipfile
+from dataclasses import asdict
 from pathlib import Path
 from typing import Callable
 
 import torch
 from transformers import AutoModelForCausalLM, AutoTokenizer, GenerationConfig
+
+from lightning_genenv.config import LoraConfig
 
 
 class ModelUnavailable(RuntimeError):
@@ -63,7 +66,7 @@ CHATML_TEMPLATE = (
 DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
 # The last words of a model-loading error; evaluate.py replaces them with its own key.
 MODEL_HINT = "or set model.agent= / model.simulator= to 'embedded', 'tiny' or a local model directory"
-LORA_DEFAULTS = {"r": 16, "alpha": 32, "dropout": 0.05, "target_modules": ["q_proj", "v_proj"]}
+LORA_DEFAULTS = {k: v for k, v in asdict(LoraConfig()).items() if k != "enabled"}  # the schema's (config.py)
 
 
 def default_cache_dir(cache_dir: str | os.PathLike | None = None) -> Path:
