@@ -20,16 +20,19 @@ import resource
 import subprocess
 import sys
 import time
+from dataclasses import asdict
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from lightning_genenv.config import LoraConfig  # noqa: E402
+
 SHAPES = {  # player -> (groups, completions per group, prompt tokens, completion tokens)
     "default": {"agent": (2, 8, 300, 48), "simulator": (4, 1, 300, 96)},
     "small": {"agent": (1, 4, 128, 32), "simulator": (1, 1, 128, 64)},
 }
-LORA = {"r": 16, "alpha": 32, "dropout": 0.0, "target_modules": ["q_proj", "k_proj", "v_proj", "o_proj"]}
+LORA = {k: v for k, v in asdict(LoraConfig()).items() if k != "enabled"}  # the schema's LoRA (config.py)
 
 
 def peak_mb() -> float:

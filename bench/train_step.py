@@ -42,10 +42,13 @@ import subprocess
 import sys
 import threading
 import time
+from dataclasses import asdict
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from lightning_genenv.config import LoraConfig  # noqa: E402
 
 import torch  # noqa: E402
 
@@ -88,7 +91,7 @@ def flat_inputs(batch: dict) -> dict:
 
 # ----------------------------------------------------------------------------- the two sides
 
-LORA = {"r": 16, "alpha": 32, "dropout": 0.0, "target_modules": ["q_proj", "k_proj", "v_proj", "o_proj"]}
+LORA = {k: v for k, v in asdict(LoraConfig()).items() if k != "enabled"}  # the schema's LoRA (config.py)
 
 
 def load(model_name: str, lora: bool):

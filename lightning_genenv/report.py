@@ -1,6 +1,6 @@
 """Compare GenEnv runs as pictures and a markdown summary.
 
-``python -m lightning_genenv.report <run_dir> [<run_dir> ...] [--out DIR] [--alpha A] [--band B]``
+``python -m lightning_genenv.report runs=[<run_dir>,...] [out=DIR] [alpha=A] [band=B]`` (``--help``: the keys)
 
 A run directory is what ``python train.py run_dir=...`` writes; it is recognised by its
 ``config.yaml``. The report reads the same numbers a user sees in TensorBoard: the scalars of
@@ -18,7 +18,7 @@ Runs are labelled by their directory name. A group's curve is the mean over its 
 ``mean ± sd`` likewise.
 "first" and "last" are each run's first and last epoch at which the key was logged.
 
-Written to ``--out`` (default ``<run_dir>/report`` for one run, else ``./report``):
+Written to ``out=`` (default ``<run_dir>/report`` for one run, else ``./report``):
 ``p_hat.png`` (``p̂`` mean per epoch, the ``α ± band`` band shaded), ``in_band.png``,
 ``response_length.png``, ``val_score.png``, ``val_reward.png`` (sampled), ``data_efficiency.png`` (val score against
 ``curriculum/synthetic_tasks_used``, one line per run), ``valid_rate.png``, ``kl.png`` (agent KL to
@@ -31,14 +31,13 @@ one-line error.
 Deliberately left out: significance tests or confidence intervals beyond the seed spread, the
 ``curriculum/p_hat`` histograms and the text samples in TensorBoard, timing keys (``time/*``),
 the simulator's invalid-generation reasons, re-computing the in-band fraction with a different
-``--band`` (the logged fraction uses each run's own α and band; ``--alpha``/``--band`` change
+``band=`` (the logged fraction uses each run's own α and band; ``alpha=``/``band=`` change
 the shading and the "moved toward α" check only), averaging the data-efficiency curve across seeds
 (its x differs per seed), and any interactive or HTML output.
 """
 
 from __future__ import annotations
 
-import argparse
 import bisect
 import json
 import math
@@ -48,8 +47,12 @@ import sys
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Optional
 
 import yaml
+from omegaconf import MISSING
+
+from lightning_genenv.config import ConfigError, parse_cli
 
 # Config keys that do not make two runs different experiments.
 SEED_KEYS = ("seed", "data.seed")
@@ -609,9 +612,9 @@ def write_markdown(groups: list[Group], runs: list[Run], out: Path, plots: list[
         cells = [fmt_spread([v for v in (_last(r.series("curriculum/synthetic_tasks_used")) for r in g.runs)
                             if v is not None], count=True),
                  fmt_spread(best),
-                 fmt_spread([v for v in (_last_step(r.step_scalars.get("agent/kl", [])) for r in g.runs) if v is not None]),
-                 fmt_spread([v for v in (_last(r.series("sim/kl_to_initial")) for r in g.runs) if v is not None]),
-                 fmt_spread([v for v in (_last_step(r.sim_scalars.get("sim/kl", [])) for r in g.runs) if v is not None])]
+                 fmt_spread([_last_step(r.step_scalars.get("agent/kl", [])) for r in g.runs]),
+                 fmt_spread([_last(r.series("sim/kl_to_initial")) for r in g.runs]),
+                 fmt_spread([_last_step(r.sim_scalars.get("sim/kl", [])) for r in g.runs])]
         lines.append(f"| {g.label} | " + " | ".join(cells) + " |")
     lines.append("")
 
@@ -672,18 +675,21 @@ def make_report(run_dirs: list[str | Path], out: str | Path | None = None, alpha
     return out
 
 
-def main(argv: list[str] | None = None) -> Path:
-    parser = argparse.ArgumentParser(prog="python -m lightning_genenv.report",
-                                     description="Plots and a markdown summary comparing GenEnv run directories.")
-    parser.add_argument("run_dirs", nargs="+", help="run directories written by train.py")
-    parser.add_argument("--out", default=None, help="output directory (default: <run_dir>/report for one run, else ./report)")
-    parser.add_argument("--alpha", type=float, default=None, help="target p̂ (default: each run's curriculum.alpha)")
-    parser.add_argument("--band", type=float, default=None,
-                        help=f"half-width of the band around α (default: curriculum.band, or {DEFAULT_BAND} if null)")
-    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+@dataclass
+class ReportConfig:
+    runs: list[str] = MISSING  # run directories written by train.py, e.g. runs=[runs/a,runs/b]
+    out: Optional[str] = None  # output directory; None: <run_dir>/report for one run, else ./report
+    alpha: Optional[float] = None  # target p-hat for the shading; None: each run's curriculum.alpha
+    band: Optional[float] = None  # half-width of the band around alpha; None: curriculum.band, or 0.1 if null
+
+
+def main(argv: list[str] | None = None) -> Path | None:
     try:
-        out = make_report(args.run_dirs, args.out, args.alpha, args.band)
-    except ReportError as e:
+        cfg = parse_cli(sys.argv[1:] if argv is None else argv, __doc__, ReportConfig, conf_dir=None)
+        if cfg is None:
+            return None
+        out = make_report(list(cfg.runs), cfg.out, cfg.alpha, cfg.band)
+    except (ConfigError, ReportError) as e:
         sys.exit(f"error: {e}")
     print(f"report: {out / 'report.md'}")
     return out

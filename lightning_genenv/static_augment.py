@@ -1,7 +1,8 @@
 """GenEnv-Static's task set: the simulator writes ``variations`` tasks per seed, once, before training.
 
 ``python -m lightning_genenv.static_augment out=static.jsonl [variations=5] [group=option key=value ...]``
-uses the same config as ``train.py`` (``model.simulator``, ``simulator.*``, ``data.*``) and writes
+uses the same config as ``train.py`` (``model.simulator``, ``simulator.*``, ``data.*``; ``--help``
+lists every key, ``--cfg`` prints the composed config) and writes
 the valid tasks as JSONL in our task schema; pass it to ``curriculum=static
 curriculum.static_path=static.jsonl``. ``train.py`` runs the same function itself when
 ``curriculum.task_source=static`` and no ``static_path`` is given.
@@ -14,9 +15,12 @@ from __future__ import annotations
 
 import sys
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 
-from lightning_genenv.config import ConfigError, compose
+from omegaconf import MISSING
+
+from lightning_genenv.config import Config, ConfigError, check, parse_cli
 from lightning_genenv.data import GenEnvDataModule
 from lightning_genenv.generation import write_tasks
 from lightning_genenv.models import ModelUnavailable, load_from_config
@@ -36,26 +40,33 @@ def augment(cfg, model, tokenizer, dm, variations: int, out: str | Path) -> tupl
     return tasks, invalid
 
 
-def main(argv: list[str] | None = None) -> Path:
+@dataclass
+class AugmentConfig(Config):
+    """The training schema (``model.simulator``, ``simulator.*``, ``data.*``, ...) plus the output."""
+
+    out: str = MISSING  # where the valid tasks go (JSONL in our task schema)
+    variations: int = 5  # tasks written per base seed
+
+    def __post_init__(self):
+        super().__post_init__()
+        check(self.variations >= 1, f"variations={self.variations} must be >= 1")
+
+
+def main(argv: list[str] | None = None) -> Path | None:
     argv = list(sys.argv[1:] if argv is None else argv)
-    own = {a.split("=", 1)[0]: a.split("=", 1)[1] for a in argv if a.split("=", 1)[0] in ("out", "variations")}
-    rest = [a for a in argv if a.split("=", 1)[0] not in ("out", "variations")]
     try:
-        if "out" not in own:
-            raise ConfigError("missing out=<path.jsonl>")
-        if not own.get("variations", "5").isdigit() or int(own.get("variations", "5")) < 1:
-            raise ConfigError(f"variations={own['variations']}: must be a positive integer")
-        variations = int(own.get("variations", 5))
-        cfg = compose(rest)
+        cfg = parse_cli(argv, __doc__, AugmentConfig)
+        if cfg is None:
+            return None
         model, tok = load_from_config(cfg.model, cfg.model.simulator)
         dm = GenEnvDataModule(cfg.data, cfg.agent, tok.pad_token_id, benchmarks_root=cfg.trainer.benchmarks_root)
         dm.setup()
-        tasks, invalid = augment(cfg, model, tok, dm, variations, own["out"])
+        tasks, invalid = augment(cfg, model, tok, dm, cfg.variations, cfg.out)
     except (ConfigError, FileNotFoundError, DataError, ModelUnavailable) as e:
         sys.exit(f"error: {e}")
-    total = len(dm.base) * variations
-    print(f"wrote {len(tasks)} valid tasks of {total} generations to {own['out']}; invalid: {dict(invalid)}")
-    return Path(own["out"])
+    total = len(dm.base) * cfg.variations
+    print(f"wrote {len(tasks)} valid tasks of {total} generations to {cfg.out}; invalid: {dict(invalid)}")
+    return Path(cfg.out)
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""GenEnv co-evolution: ``genenv-train [group=option ...] [key.sub=value ...]`` (or ``python train.py``).
+"""GenEnv co-evolution: ``genenv-train [group=option ...] [key.sub=value ...] [--cfg]`` (or ``python train.py``).
 
 Composes ``conf/``, loads the agent and the simulator, and runs the agent's Lightning trainer with
 the :class:`CoEvolutionCallback`, which drives the simulator's own trainer once per epoch. The run
@@ -22,11 +22,11 @@ import torch
 from lightning.pytorch.strategies import ModelParallelStrategy
 from lightning.pytorch.utilities import rank_zero_only
 
-from lightning_genenv.callbacks import benchmarks as benchmark_validation
-from lightning_genenv.callbacks.console import EpochSummary, MetricsBar, silence_third_party, start_lines
-from lightning_genenv.callbacks.coevolution import CoEvolutionCallback
 from lightning_genenv.agent import AgentModule
-from lightning_genenv.config import ConfigError, compose, groups, to_yaml
+from lightning_genenv.callbacks import benchmarks as benchmark_validation
+from lightning_genenv.callbacks.coevolution import CoEvolutionCallback
+from lightning_genenv.callbacks.console import EpochSummary, MetricsBar, silence_third_party, start_lines
+from lightning_genenv.config import ConfigError, parse_cli, to_yaml
 from lightning_genenv.data import GenEnvDataModule
 from lightning_genenv.distributed import fingerprint, records_fingerprint
 from lightning_genenv.layout import BatchLayout
@@ -35,9 +35,9 @@ from lightning_genenv.memory import run_estimate
 from lightning_genenv.models import ModelUnavailable, export_hf, load_from_config
 from lightning_genenv.policy import NonFiniteError
 from lightning_genenv.pools import PoolError
+from lightning_genenv.resume import checkpoint_to_resume, drop_events_after
 from lightning_genenv.rollout import choose_backend, describe
 from lightning_genenv.rollout.players import Rollouts, importance_sampling_cap
-from lightning_genenv.resume import checkpoint_to_resume, drop_events_after
 from lightning_genenv.simulator import SimulatorModule
 from lightning_genenv.static_augment import augment
 from lightning_genenv.tasks import DataError
@@ -187,22 +187,12 @@ def run(cfg) -> Path:
     return run_dir
 
 
-def usage() -> str:
-    """``--help``: this module's docstring and every config group with its options."""
-    options = "\n".join(f"  {group}: {', '.join(names)}" for group, names in groups().items())
-    return (f"{__doc__.strip()}\n\n"
-            f"config groups (conf/<group>/<option>.yaml; the defaults are in conf/config.yaml):\n{options}\n"
-            f"every key, its type and its default: lightning_genenv/config.py")
-
-
 def main(argv: list[str] | None = None) -> Path | None:
+    """Compose the config from ``argv`` and run; ``--help`` lists groups and keys, ``--cfg`` prints the config."""
     argv = sys.argv[1:] if argv is None else argv
-    if {"-h", "--help"} & set(argv):
-        print(usage())
-        return None
     try:
-        cfg = compose(argv)
-        return run(cfg)
+        cfg = parse_cli(argv, __doc__)
+        return None if cfg is None else run(cfg)
     except (ConfigError, FileNotFoundError, DataError, ModelUnavailable, NonFiniteError, PoolError) as e:
         sys.exit(f"error: {e}")
 

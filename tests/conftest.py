@@ -1,18 +1,14 @@
-"""Shared pytest configuration.
+"""Shared pytest fixtures (the ``slow`` mark is registered in pyproject.toml; shrunk train.py arguments
+are in ``tests/shrunk.py``).
 
 The test models live in the model cache (``$LIGHTNING_GENENV_CACHE``, else ``~/.cache/lightning_genenv``)
 under directories named by a hash of what built them (see :mod:`lightning_genenv.tiny_model` and
 ``tests/tiny_sft.py``): an empty cache builds them, a stale one is never used.
 """
 
+import pytest
 
-def pytest_configure(config):
-    config.addinivalue_line("markers", "slow: slow tests (e.g. the embedded 135M model); deselect with -m 'not slow'")
-
-
-import pytest  # noqa: E402
-
-from lightning_genenv.models import resolve_model_path  # noqa: E402
+from lightning_genenv.models import resolve_model_path
 
 
 @pytest.fixture(scope="session")

@@ -8,8 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from lightning_genenv.benchmarks import BENCHMARKS, BenchmarkDataError
-from lightning_genenv.benchmarks import alfworld, api_bank, bamboogle, bfcl, travelplanner
+from lightning_genenv.benchmarks import (
+    BENCHMARKS,
+    BenchmarkDataError,
+    alfworld,
+    api_bank,
+    bamboogle,
+    bfcl,
+    travelplanner,
+)
 from lightning_genenv.benchmarks.runner import select
 from lightning_genenv.config import ConfigError
 
@@ -72,7 +79,8 @@ def test_api_bank_right_wrong_malformed(api_items):
     assert (result.score, result.reason) == (0.0, "wrong_call")
     arguments_key = {"name": item.gold["name"], "arguments": item.gold["parameters"]}
     assert api_bank.score(item, f"<tool_call>{json.dumps(arguments_key)}</tool_call>").reason == "bad_call_shape"
-    assert api_bank.score(item, '<tool_call>{"name": "ModifyRegistration", "parameters": {</tool_call>').reason == "not_json"
+    truncated = '<tool_call>{"name": "ModifyRegistration", "parameters": {</tool_call>'
+    assert api_bank.score(item, truncated).reason == "not_json"
     assert api_bank.score(item, "I will modify it.").reason == "no_tool_call"
     assert api_bank.score(item, "").reason == "empty"
 
@@ -281,7 +289,7 @@ def test_evaluate_config_errors():
         compose_eval(["benchmark=api_bnk", f"data_root={ROOT}"])
     with pytest.raises(ConfigError, match="did you mean 'limit'"):
         compose_eval(["benchmark=api_bank", "limt=3", f"data_root={ROOT}"])
-    with pytest.raises(ConfigError, match="benchmark= is required"):
+    with pytest.raises(ConfigError, match="required config key not set: benchmark"):
         compose_eval([f"data_root={ROOT}"])
     with pytest.raises(ConfigError, match="directory not found"):
         compose_eval(["benchmark=bfcl", "data_root=/no/such/dir"])
@@ -314,7 +322,7 @@ def test_config_knows_every_benchmark():
 
     assert set(BENCHMARK_NAMES) == set(BENCHMARKS)
     assert list(compose(["trainer.val_benchmarks=[api_bank,bfcl]"]).trainer.val_benchmarks) == ["api_bank", "bfcl"]
-    with pytest.raises(ConfigError, match="valid names are"):
+    with pytest.raises(ConfigError, match="trainer.val_benchmarks=.*must be one of api_bank"):
         compose(["trainer.val_benchmarks=[apibank]"])
 
 
@@ -379,8 +387,9 @@ def test_alfworld_builder_plays_one_real_game(tmp_path, monkeypatch):
 @needs_data
 def test_evaluate_after_training_logs_to_the_run(tiny_dir, tmp_path):
     """``model=<train run dir>`` evaluates ``final/agent`` and logs to ``<run>/tb/eval``."""
-    import evaluate
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    import evaluate
 
     run = tmp_path / "run"
     (run / "final").mkdir(parents=True)

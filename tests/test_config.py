@@ -1,6 +1,6 @@
 """Config composition, overrides and one-line errors; the schema and conf/ cannot drift."""
 
-import dataclasses
+import importlib
 import subprocess
 import sys
 from pathlib import Path
@@ -9,7 +9,8 @@ import pytest
 import yaml
 from omegaconf import OmegaConf
 
-from lightning_genenv.config import CONF_DIR, NO_TRAIN_SPLIT, Config, ConfigError, compose, groups
+import train
+from lightning_genenv.config import CONF_DIR, NO_TRAIN_SPLIT, Config, ConfigError, compose, groups, schema_keys
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -30,17 +31,79 @@ def test_required_groups_exist():
     assert {"model", "rollout", "strategy", "curriculum", "data", "trainer", "logger"} <= set(groups())
 
 
-def test_every_schema_key_is_set_in_a_yaml_file():
-    """Binds code and config: every dataclass field of a group appears in that group's default file."""
+def _leaves(data: dict, prefix: str = ""):
+    for k, v in data.items():
+        if isinstance(v, dict) and v:
+            yield from _leaves(v, f"{prefix}{k}.")
+        else:
+            yield f"{prefix}{k}", v
+
+
+def _yaml_files():
+    return sorted(CONF_DIR.glob("*/*.yaml"))
+
+
+@pytest.mark.parametrize("path", _yaml_files(), ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_no_yaml_file_restates_a_default(path):
+    """Every default is written once, in the schema: a group option holds only the keys it changes
+    from the schema; an experiment only those it changes from its groups' composition."""
+    data = yaml.safe_load(path.read_text()) or {}
+    group = path.parent.name
+    if group == "experiment":
+        base = compose([f"{g}={o}" for g, o in (data.pop("defaults", None) or {}).items()]
+                       + ([f"curriculum.static_path={__file__}"] if path.stem == "offline_teacher" else []))
+    else:
+        base, data = OmegaConf.structured(Config), {group: data}
+    restated = [k for k, v in _leaves(data) if v != "???" and OmegaConf.select(base, k) == v]
+    assert not restated, f"{path.relative_to(CONF_DIR)} restates {restated}: leave defaults to the schema"
+
+
+def test_root_config_only_picks_groups():
     root = yaml.safe_load((CONF_DIR / "config.yaml").read_text())
-    for f in dataclasses.fields(Config):
-        if f.name not in root["defaults"]:
-            assert f.name in root, f"top-level key {f.name} missing from conf/config.yaml"
-            continue
-        data = yaml.safe_load((CONF_DIR / f.name / f"{root['defaults'][f.name]}.yaml").read_text())
-        schema = f.default_factory()
-        for field in dataclasses.fields(schema):
-            assert field.name in data, f"{f.name}.{field.name} is not in conf/{f.name}/ default file"
+    assert set(root) == {"defaults"} and set(root["defaults"]) <= set(groups())
+
+
+def test_every_key_has_a_description():
+    """``--help`` prints each key's one-line description: the schema's field comment."""
+    keys = schema_keys(Config)
+    assert len(keys) > 90
+    assert [k.name for k in keys if not k.doc] == []
+    docs = {k.name: k.doc for k in keys}
+    assert docs["agent.beta"].startswith("KL coefficient") and docs["curriculum.task_source"].startswith("Where each")
+
+
+def test_help_lists_groups_options_and_every_key(capsys):
+    assert train.main(["--help"]) is None
+    out = capsys.readouterr().out
+    assert "model: embedded, embedded_full, tiny (default: embedded)" in out
+    assert "experiment: base_grpo, genenv, genenv_random" in out
+    for key in schema_keys(Config):
+        assert f"  {key.name} " in out, key.name
+    line = next(line for line in out.splitlines() if line.strip().startswith("agent.loss_type "))
+    assert "grpo|bnpo|dr_grpo|dapo = dapo" in line
+
+
+def test_cfg_prints_the_composed_config_without_running(capsys, tmp_path):
+    assert train.main(["experiment=base_grpo", "agent.beta=0.5", f"run_dir={tmp_path}/run", "--cfg"]) is None
+    printed = OmegaConf.create(capsys.readouterr().out)
+    assert printed == compose(["experiment=base_grpo", "agent.beta=0.5", f"run_dir={tmp_path}/run"])
+    assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize("module,argv", [
+    ("lightning_genenv.evaluate", ["benchmark=bfcl", "data_root=."]),
+    ("lightning_genenv.static_augment", ["out=x.jsonl", "model=tiny"]),
+    ("lightning_genenv.report", ["runs=[a,b]"]),
+    ("lightning_genenv.pools", ["run_dir=a"]),
+])
+def test_every_command_shares_help_and_cfg(module, argv, capsys):
+    main = importlib.import_module(module).main
+    main(["--help"])
+    assert "keys (key=value" in capsys.readouterr().out
+    main([*argv, "--cfg"])
+    printed = yaml.safe_load(capsys.readouterr().out)
+    key, value = argv[0].split("=", 1)
+    assert printed[key] == yaml.safe_load(value)
 
 
 def test_dataclass_defaults_equal_the_default_yaml_files():
@@ -69,7 +132,15 @@ def test_trl_names_exist():
     (["agent.beta=high"], "agent.beta='high' (from the command line): wrong type, expected float"),
     (["agent.num_generations=1.5"], "wrong type, expected int"),
     (["model=tinyy"], "model=tinyy: no such option; did you mean 'tiny'?"),
-    (["agent.loss_type=ppo"], "must be one of grpo, bnpo, dr_grpo, dapo"),
+    (["agent.loss_type=ppo"],
+     "agent.loss_type='ppo' (from the command line): must be one of grpo, bnpo, dr_grpo, dapo"),
+    (["agent.loss_type=dapp"], "did you mean 'dapo'?"),
+    (["trainer.val_benchmarks=[api_bank,bfc]"],
+     "trainer.val_benchmarks=['api_bank', 'bfc'] (from the command line): must be one of"),
+    (["data.families=weather"],
+     "data.families='weather' (from the command line): wrong type, expected list[str] or null"),
+    (["experiment=offline_teacher"],
+     "required config key not set: curriculum.static_path (pass curriculum.static_path=...)"),
     (["curriculum.alpha=1.5"], "curriculum.alpha=1.5 must be in [0, 1]"),
     (["agent.num_generations=1"], "must be >= 2"),
     (["data.tasks_per_epoch=7"], "must be divisible by agent.groups_per_step"),
@@ -97,7 +168,8 @@ def test_yaml_unknown_key_names_the_file(tmp_path):
     (conf / "agent").mkdir(parents=True)
     (conf / "config.yaml").write_text("defaults:\n  agent: bad\n")
     (conf / "agent" / "bad.yaml").write_text("betta: 0.1\n")
-    with pytest.raises(ConfigError, match=r"unknown config key 'agent.betta' \(from conf/agent/bad.yaml\); did you mean 'agent.beta'"):
+    expected = r"unknown config key 'agent.betta' \(from conf/agent/bad.yaml\); did you mean 'agent.beta'"
+    with pytest.raises(ConfigError, match=expected):
         compose([], conf_dir=conf)
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from callbacks.console import epoch_reward, summary_line
-from tests.test_train_e2e import TINY_ARGS
+from tests.shrunk import TINY_ARGS
 
 ROOT = Path(__file__).resolve().parent.parent
 SUMMARY = re.compile(r"^epoch (\d+)/2  reward (\S+)  p̂ (\S+)  valid (\S+)  val/score (\S+)  time (\d+) s$")
@@ -42,6 +42,7 @@ def console(tiny_dir, tmp_path_factory):
     return out, result.stdout
 
 
+@pytest.mark.slow
 def test_run_directory_and_dashboard_come_first(console):
     out, text = console
     first = text.split("\n")[:10]
@@ -51,6 +52,7 @@ def test_run_directory_and_dashboard_come_first(console):
     assert any(memory.match(line) for line in text.split("\n"))
 
 
+@pytest.mark.slow
 def test_one_summary_line_per_epoch_with_the_logged_values(console):
     out, text = console
     found = [m for seg in re.split(r"[\r\n]", text) if (m := SUMMARY.match(seg.strip()))]
@@ -60,6 +62,7 @@ def test_one_summary_line_per_epoch_with_the_logged_values(console):
     assert all(m.group(2) != "-" for m in found)  # every epoch rolled out
 
 
+@pytest.mark.slow
 def test_progress_bar_shows_reward_and_score_and_no_third_party_noise(console):
     _, text = console
     assert "reward=" in text and "val/score=" in text

@@ -57,6 +57,7 @@ def uninterrupted(request, tiny_sft_dir, tmp_path_factory) -> tuple[str, Path]:
     return strategy, out
 
 
+@pytest.mark.slow
 def test_two_process_run_keeps_ranks_identical(uninterrupted, tiny_sft_dir):
     """Also runs the benchmark validation hook on both ranks (under FSDP generation needs both)."""
     _, out = uninterrupted
@@ -74,6 +75,7 @@ def test_two_process_run_keeps_ranks_identical(uninterrupted, tiny_sft_dir):
     assert fingerprint(exported) == reports[0]["agent"]  # the export holds the full trained weights
 
 
+@pytest.mark.slow
 def test_two_process_resume_equals_uninterrupted_run(uninterrupted, tiny_sft_dir, tmp_path):
     """One epoch, stop, ``resume=`` for the second: the same weights and pools, bit for bit, as the
     uninterrupted two-epoch run (sharded checkpoints are gathered to one file and re-sharded)."""

@@ -15,7 +15,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from lightning_genenv.parsing import (
-    ANSWER_REASONS, SIMULATOR_REASONS, TOOL_CALL_REASONS, parse_answer, parse_simulator_output,
+    ANSWER_REASONS,
+    SIMULATOR_REASONS,
+    TOOL_CALL_REASONS,
+    parse_answer,
+    parse_simulator_output,
     parse_tool_call,
 )
 from lightning_genenv.tasks import validate_task

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_train_e2e import TINY_ARGS
+from tests.shrunk import TINY_ARGS
 
 ROOT = Path(__file__).resolve().parent.parent
 NOT_SOURCE = shutil.ignore_patterns(".git", ".venv*", "runs", "outputs", "build", "*.egg-info", "__pycache__",

@@ -43,6 +43,7 @@ def test_missing_extra_is_one_line(monkeypatch):
     assert "\n" not in str(e.value) and "pip install 'lightning_genenv[mlflow]'" in str(e.value)
 
 
+@pytest.mark.slow
 def test_csv_logger_writes_metrics(tmp_path):
     out, summary = _run(tmp_path, "csv")
     with open(out / "csv" / "agent" / "metrics.csv") as f:
@@ -56,6 +57,7 @@ def test_csv_logger_writes_metrics(tmp_path):
 
 @pytest.mark.skipif(importlib.util.find_spec("mlflow") is None,
                     reason="mlflow is not installed (pip install 'lightning_genenv[mlflow]')")
+@pytest.mark.slow
 def test_mlflow_logger_writes_metrics_to_a_local_store(tmp_path):
     from mlflow.tracking import MlflowClient
 

@@ -37,13 +37,13 @@ def test_torn_last_line_is_detected_and_set_aside(tmp_path):
     path = log.path("d_env")
     with open(path, "ab") as f:  # a kill in the middle of the next epoch's append
         f.write(b'{"epoch": 3, "i": 0, "ids": [1, 2')
-    assert pools.main([str(tmp_path)]) == 1  # the CLI reports it
+    assert pools.main([f"run_dir={tmp_path}"]) == 1  # the CLI reports it
     actions = PoolLog(tmp_path / "pools").recover()
     assert len(actions) == 1 and "d_env" == actions[0]["pool"] and "1 lines" in actions[0]["action"]
     assert PoolLog(tmp_path / "pools").load("d_env") == everything["d_env"]
     quarantined = list((tmp_path / "pools" / "quarantine").glob("d_env.*"))
     assert quarantined[0].read_bytes() == b'{"epoch": 3, "i": 0, "ids": [1, 2'  # set aside, not deleted
-    assert pools.main([str(tmp_path)]) == 0
+    assert pools.main([f"run_dir={tmp_path}"]) == 0
 
 
 def test_uncommitted_epoch_is_cut_back_to_the_checkpoint(tmp_path):
@@ -78,7 +78,7 @@ def test_flipped_bytes_without_a_checkpoint_cut_back_to_the_last_good_epoch(tmp_
     second = log.segments[1]["pools"]["d_env"]
     data[second["start"] + 3] ^= 0x01
     path.write_bytes(bytes(data))
-    assert pools.main([str(tmp_path), "--repair"]) == 0
+    assert pools.main([f"run_dir={tmp_path}", "repair=true"]) == 0
     log = PoolLog(tmp_path / "pools")
     assert len(log.segments) == 1  # both pools cut back to epoch 0, the rest in quarantine
     first = _records(0, 2)
@@ -96,7 +96,7 @@ def test_truncated_file_and_bad_manifest_are_clear_errors(tmp_path):
     (tmp_path / "pools" / "manifest.json").write_text("{not json")
     with pytest.raises(PoolError, match="unreadable manifest"):
         PoolLog(tmp_path / "pools")
-    assert pools.main([str(tmp_path)]) == 2
+    assert pools.main([f"run_dir={tmp_path}"]) == 2
 
 
 def test_checkpoint_newer_than_the_log_is_refused(tmp_path):

@@ -86,6 +86,7 @@ def test_presets_fit_their_hardware_and_the_readme_says_so(name):
     assert f"`{name}`: {est.line()}" in (ROOT / "README.md").read_text()
 
 
+@pytest.mark.slow
 def test_paper_7b_setup_trains_fp32_master_weights_at_small_lr(tiny_sft_dir, tmp_path):
     """paper_7b's training setup (FSDP2, fp32 weights under bf16 autocast, full fine-tuning) on 2 CPU
     processes with the tiny model: the simulator's RWR steps at lr 5e-7 (AdamW moves each weight by

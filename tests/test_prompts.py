@@ -16,9 +16,9 @@ from lightning_genenv.parsing import (
 from lightning_genenv.prompts import (
     FamilyResults,
     agent_messages,
+    gold_completion,
     gold_lengths,
     length_warning,
-    gold_completion,
     simulator_messages,
     simulator_prefix,
     tool_signature,
@@ -231,5 +231,6 @@ def test_length_warning_counts_unsolvable_tasks_and_says_what_fits():
     assert lengths == [len(gold_completion(t)) + 1 for t in tasks]  # + EOS
     assert length_warning(tasks, _CharTokenizer(), max(lengths)) is None
     warning = length_warning(tasks, _CharTokenizer(), min(lengths) - 1)
-    assert warning.startswith(f"2 of 2 tasks have a gold completion longer than agent.max_completion_length={min(lengths) - 1}")
+    limit = min(lengths) - 1
+    assert warning.startswith(f"2 of 2 tasks have a gold completion longer than agent.max_completion_length={limit}")
     assert f"agent.max_completion_length={max(lengths)} would fit them all" in warning and "\n" not in warning

@@ -15,7 +15,7 @@ from tensorboard.backend.event_processing.event_accumulator import EventAccumula
 
 import train
 from lightning_genenv import report
-from tests.test_train_e2e import TINY_ARGS
+from tests.shrunk import TINY_ARGS
 
 PLOTS = ["p_hat.png", "in_band.png", "response_length.png", "val_score.png", "val_reward.png", "data_efficiency.png",
          "valid_rate.png", "kl.png", "kl_simulator.png"]
@@ -38,7 +38,7 @@ def run_dirs(tiny_sft_dir, tmp_path_factory):
 @pytest.fixture(scope="module")
 def made(run_dirs, tmp_path_factory):
     out = tmp_path_factory.mktemp("report")
-    assert report.main([str(p) for p in run_dirs.values()] + ["--out", str(out)]) == out
+    assert report.main([f"runs=[{','.join(map(str, run_dirs.values()))}]", f"out={out}"]) == out
     return out, (out / "report.md").read_text()
 
 
@@ -55,6 +55,7 @@ def _row(md: str, first_cell: str, section: str) -> str:
     return rows[0]
 
 
+@pytest.mark.slow
 def test_writes_plots_and_markdown(made):
     out, md = made
     for name in PLOTS + ["family_genenv.png", "family_random.png"]:
@@ -70,6 +71,7 @@ def test_writes_plots_and_markdown(made):
         assert f"]({png})" in md
 
 
+@pytest.mark.slow
 def test_markdown_numbers_equal_event_files(made, run_dirs):
     _, md = made
     lengths = {}
@@ -97,6 +99,7 @@ def test_markdown_numbers_equal_event_files(made, run_dirs):
         assert "not logged" in row
 
 
+@pytest.mark.slow
 def test_per_family_from_the_pool(made, run_dirs):
     _, md = made
     run = report.load_run(run_dirs["genenv_s0"])
@@ -108,11 +111,12 @@ def test_per_family_from_the_pool(made, run_dirs):
         assert f"val/score/{family}" in run.epoch_scalars
 
 
+@pytest.mark.slow
 def test_missing_tensorboard_is_graceful(run_dirs, tmp_path):
     broken = tmp_path / "no_tb"
     broken.mkdir()
     shutil.copy(run_dirs["genenv_s0"] / "config.yaml", broken / "config.yaml")
-    out = report.main([str(broken)])
+    out = report.main([f"runs=[{broken}]"])
     assert out == broken / "report"  # one run: the default output is inside it
     md = (out / "report.md").read_text()
     assert "tb/agent missing" in md and "pools/d_env.jsonl missing" in md and "summary.json missing" in md
@@ -131,7 +135,7 @@ def test_not_a_run_directory_is_one_line_error(tmp_path, kind):
     elif kind == "file":
         bad.write_text("x")
     with pytest.raises(SystemExit) as exc:
-        report.main([str(ok), str(bad), "--out", str(tmp_path / "out")])
+        report.main([f"runs=[{ok},{bad}]", f"out={tmp_path / 'out'}"])
     message = str(exc.value.code)
     assert message.startswith(f"error: {bad}: not a run directory") and "\n" not in message
     assert not (tmp_path / "out").exists()

@@ -13,7 +13,7 @@ from safetensors.torch import load_file
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
 import train
-from tests.test_train_e2e import TINY_ARGS
+from tests.shrunk import TINY_ARGS
 
 ROOT = Path(__file__).resolve().parents[1]
 ARGS = [a for a in TINY_ARGS if not a.startswith("trainer.max_epochs")] + ["trainer.max_epochs=3"]
@@ -93,11 +93,13 @@ def test_resume_refuses_a_run_without_checkpoint(tmp_path):
         train.main([f"resume={tmp_path}"])
 
 
+@pytest.mark.slow
 def test_fresh_run_refuses_an_existing_run_dir(reference):
     with pytest.raises(SystemExit, match="already holds a run; pass resume="):
         train.main([f"run_dir={reference}"])
 
 
+@pytest.mark.slow
 def test_resume_refuses_group_changes(reference):
     with pytest.raises(SystemExit, match="group choices .* are fixed by the run"):
         train.main([f"resume={reference}", "curriculum=random"])

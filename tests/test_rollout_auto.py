@@ -7,7 +7,7 @@ import yaml
 
 import train
 from lightning_genenv.rollout import CPU_MIN_HEAD_DIM, choose_backend, describe
-from tests.test_train_e2e import TINY_ARGS
+from tests.shrunk import TINY_ARGS
 
 LLAMA = ("LlamaForCausalLM", 64)
 

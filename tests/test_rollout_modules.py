@@ -5,7 +5,7 @@ import torch
 
 from lightning_genenv.agent import AgentModule
 from lightning_genenv.config import compose
-from lightning_genenv.data import collate_generations, collate_groups, Group, SimRecord
+from lightning_genenv.data import Group, SimRecord, collate_generations, collate_groups
 from lightning_genenv.models import load_causal_lm
 from lightning_genenv.rollout import HFEngine, SamplingParams
 from lightning_genenv.simulator import SimulatorModule
@@ -20,8 +20,8 @@ def tiny(tiny_dir):
 def test_engine_groups_logprobs_and_truncation(tiny):
     model, tok = tiny
     engine = HFEngine(model, tok, batch_size=2)
-    prompts = [tok("hello world", add_special_tokens=False)["input_ids"], tok("a", add_special_tokens=False)["input_ids"],
-               tok("the weather in paris", add_special_tokens=False)["input_ids"]]
+    texts = ("hello world", "a", "the weather in paris")
+    prompts = [tok(text, add_special_tokens=False)["input_ids"] for text in texts]
     groups = engine.generate(prompts, SamplingParams(n=3, max_new_tokens=6, temperature=0.9))
     assert [len(g) for g in groups] == [3, 3, 3]
     for prompt, group in zip(prompts, groups):
@@ -41,7 +41,7 @@ def test_engine_groups_logprobs_and_truncation(tiny):
 
 def test_engine_greedy_is_deterministic_and_batch_independent(tiny):
     model, tok = tiny
-    prompts = [tok("one two", add_special_tokens=False)["input_ids"], tok("three four five six", add_special_tokens=False)["input_ids"]]
+    prompts = [tok(text, add_special_tokens=False)["input_ids"] for text in ("one two", "three four five six")]
     p = SamplingParams(n=1, greedy=True, max_new_tokens=5)
     together = HFEngine(model, tok, batch_size=2).generate(prompts, p)
     alone = HFEngine(model, tok, batch_size=1).generate(prompts, p)
@@ -109,7 +109,8 @@ def test_stored_reference_logprobs_replace_the_anchor_forward(tiny_dir):
 
 
 def test_lora_anchor_is_the_base_model(tiny_dir):
-    model, tok = load_causal_lm(tiny_dir, lora={"r": 4, "alpha": 8, "dropout": 0.0, "target_modules": ["q_proj", "v_proj"]})
+    lora = {"r": 4, "alpha": 8, "dropout": 0.0, "target_modules": ["q_proj", "v_proj"]}
+    model, tok = load_causal_lm(tiny_dir, lora=lora)
     sim = SimulatorModule(model, tok, compose(["model=tiny"]).simulator)
     assert sim.anchor is None  # no second copy with LoRA
     batch = _agent_batch(tok)

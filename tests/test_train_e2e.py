@@ -18,13 +18,7 @@ from transformers import AutoModelForCausalLM
 
 import train
 from lightning_genenv.config import Config
-
-TINY_ARGS = ["data.families=[weather,qa_arith]", "data.num_val=4", "data.seeds_per_epoch=4",
-             "data.tasks_per_epoch=8", "data.replay_per_epoch=2", "simulator.num_variations=2", "agent.num_generations=4",
-             "agent.max_completion_length=40", "agent.learning_rate=1e-3", "simulator.learning_rate=1e-3",
-             "simulator.max_completion_length=48", "simulator.kl_max=10.0", "trainer.max_epochs=2",
-             "trainer.enable_progress_bar=false", "model.lora.enabled=false", "rollout=hf",
-             "curriculum.k_min=0.0"]  # every valid generated task trains the simulator
+from tests.shrunk import TINY_ARGS
 
 
 @pytest.fixture(scope="module")
@@ -41,6 +35,7 @@ def _scalars(path: Path) -> dict:
     return acc
 
 
+@pytest.mark.slow
 def test_both_players_changed(run_dir, tiny_sft_dir):
     start = load_file(Path(tiny_sft_dir) / "model.safetensors")
     for player in ("agent", "simulator"):
@@ -49,6 +44,7 @@ def test_both_players_changed(run_dir, tiny_sft_dir):
         assert len(changed) > len(start) // 2, f"{player}: only {len(changed)} tensors changed"
 
 
+@pytest.mark.slow
 def test_pools_written_and_consistent(run_dir):
     d_env = [json.loads(line) for line in (run_dir / "pools" / "d_env.jsonl").read_text().splitlines()]
     d_train = [json.loads(line) for line in (run_dir / "pools" / "d_train.jsonl").read_text().splitlines()]
@@ -67,6 +63,7 @@ def test_pools_written_and_consistent(run_dir):
     assert all(r["attempted"] == (r["p_hat"] is not None) for r in d_env)
 
 
+@pytest.mark.slow
 def test_tensorboard_has_every_curve(run_dir):
     agent = _scalars(run_dir / "tb" / "agent")
     tags = set(agent.Tags()["scalars"])
@@ -94,6 +91,7 @@ def test_tensorboard_has_every_curve(run_dir):
     assert {"sim/loss", "sim/kl", "sim/nll"} <= set(sim.Tags()["scalars"])
 
 
+@pytest.mark.slow
 def test_run_directory_reloads(run_dir):
     cfg = OmegaConf.merge(OmegaConf.structured(Config), OmegaConf.create((run_dir / "config.yaml").read_text()))
     assert cfg.run_dir == str(run_dir) and cfg.trainer.max_epochs == 2
@@ -111,6 +109,7 @@ def test_run_directory_reloads(run_dir):
     assert yaml.safe_load((run_dir / "config.yaml").read_text())["model"]["agent"]
 
 
+@pytest.mark.slow
 def test_random_curriculum_with_num_iterations(tmp_path, tiny_sft_dir):
     """GenEnv-Random (simulator never trained) and num_iterations=2 (old log-probs stored once). The
     format-trained tiny model earns reward by design, so the agent's change does not depend on luck

@@ -136,7 +136,8 @@ def test_datamodule_seeds_from_a_benchmark(tmp_path):
     assert dm.base and {t.id for t in dm.base} <= train_ids
     assert dm.val and not {t.id for t in dm.val} & train_ids  # val/score on the held-out part
     assert all(t.tools for t in dm.base)
-    assert set(dm.skipped) <= {f"api_bank:{p}{r}" for p in ("", "heldout:") for r in ("unknown_argument", "unreadable_tools")}
+    reasons = ("unknown_argument", "unreadable_tools")
+    assert set(dm.skipped) <= {f"api_bank:{p}{r}" for p in ("", "heldout:") for r in reasons}
 
 
 def test_validation_hook_restricts_the_trained_benchmark(tmp_path):

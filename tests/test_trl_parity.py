@@ -151,4 +151,5 @@ def test_agent_step_matches_trl(tiny_dir, tmp_path, loss_type):
 
     torch.testing.assert_close(ours_loss, trl_loss, rtol=1e-4, atol=1e-6)
     for (name, p_ours), p_trl in zip(ours_model.named_parameters(), trl_model.parameters()):
-        torch.testing.assert_close(p_ours.grad, p_trl.grad, rtol=1e-3, atol=1e-6, msg=lambda m: f"{name}: {m}")
+        torch.testing.assert_close(p_ours.grad, p_trl.grad, rtol=1e-3, atol=1e-6,
+                                   msg=lambda m, name=name: f"{name}: {m}")

@@ -100,12 +100,14 @@ def _assert_greedy_parity(model, tok, engine):
     return vl
 
 
+@pytest.mark.slow
 @needs_vllm
 def test_greedy_outputs_and_logprobs_match_transformers(setup):
     model, tok, engine, _ = setup
     _assert_greedy_parity(model, tok, engine)
 
 
+@pytest.mark.slow
 @needs_vllm
 def test_a_labelled_generation_shows_a_bar_counting_samples(setup, capsys):
     """What train.py does (progress on, a label): vLLM calls the bar factory for its prompt rendering
@@ -118,6 +120,7 @@ def test_a_labelled_generation_shows_a_bar_counting_samples(setup, capsys):
     assert "agent: attempts" in err and "6/6" in err  # 2 prompts x 3 samples
 
 
+@pytest.mark.slow
 @needs_vllm
 def test_sampled_group_logprobs_match_the_trainer(setup):
     model, tok, engine, _ = setup
@@ -131,6 +134,7 @@ def test_sampled_group_logprobs_match_the_trainer(setup):
             assert torch.allclose(torch.tensor(s.logprobs), r, atol=LOGP_ATOL)
 
 
+@pytest.mark.slow
 @needs_vllm
 def test_progress_bar_counts_samples_as_prompts_finish(setup, capsys):
     _, _, engine, _ = setup
@@ -157,6 +161,7 @@ def _train_steps(model, prompt, target, steps=10, lr=3e-2):
     model.eval()
 
 
+@pytest.mark.slow
 @needs_vllm
 def test_after_a_training_step_and_sync_vllm_follows_the_new_weights(setup):
     model, tok, engine, _ = setup
@@ -173,6 +178,7 @@ def test_after_a_training_step_and_sync_vllm_follows_the_new_weights(setup):
     assert engine.pop_sync_times() and engine.host.in_process
 
 
+@pytest.mark.slow
 @needs_vllm
 def test_lora_weights_are_merged_without_mutating_the_model(setup, model_dir):
     from peft import LoraConfig, get_peft_model
@@ -194,6 +200,7 @@ def test_lora_weights_are_merged_without_mutating_the_model(setup, model_dir):
     _assert_greedy_parity(model, tok, engine)
 
 
+@pytest.mark.slow
 @needs_vllm
 def test_train_py_rollout_vllm_end_to_end(model_dir, setup, tmp_path):
     """The e2e smoke: train.main with rollout=vllm, one epoch on the tiny model, and sync metrics.
@@ -226,6 +233,7 @@ def _release() -> None:
     gc.collect()
 
 
+@pytest.mark.slow
 @needs_vllm
 def test_static_augment_writes_its_task_set_with_vllm(model_dir, tmp_path):
     """``experiment=genenv_static rollout=vllm``: the simulator writes the static set through vLLM (it
@@ -244,6 +252,7 @@ def test_static_augment_writes_its_task_set_with_vllm(model_dir, tmp_path):
         assert json.loads(line)["family"] == "weather"
 
 
+@pytest.mark.slow
 @needs_vllm
 def test_evaluate_runs_with_vllm(model_dir, tmp_path):
     """``evaluate.py rollout=vllm`` scores a benchmark through the vLLM engine."""

@@ -11,8 +11,16 @@ Deliberately left out: model definitions (every model is a Hugging Face causal L
 from lightning_genenv.models.cache import MARKER, REQUIRED_FILES, ModelUnavailable, build_once, default_cache_dir
 from lightning_genenv.models.chatml import CHATML_TEMPLATE, SPECIAL_TOKENS, _finish_tokenizer, _generation_config
 from lightning_genenv.models.embedded import EMBEDDED_DIRNAME, EMBEDDED_SPEC, embedded_model_dir
-from lightning_genenv.models.loading import (DTYPES, LORA_DEFAULTS, MODEL_HINT, export_hf, load_causal_lm,
-                                             load_from_config, resolve_model_path, save_hf)
+from lightning_genenv.models.loading import (
+                                             DTYPES,
+                                             LORA_DEFAULTS,
+                                             MODEL_HINT,
+                                             export_hf,
+                                             load_causal_lm,
+                                             load_from_config,
+                                             resolve_model_path,
+                                             save_hf,
+)
 
 __all__ = ["CHATML_TEMPLATE", "DTYPES", "EMBEDDED_DIRNAME", "EMBEDDED_SPEC", "LORA_DEFAULTS", "MARKER", "MODEL_HINT",
            "REQUIRED_FILES", "SPECIAL_TOKENS", "ModelUnavailable", "_finish_tokenizer", "_generation_config",

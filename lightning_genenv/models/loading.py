@@ -20,17 +20,19 @@ from __future__ import annotations
 
 import copy
 import os
+from dataclasses import asdict
 from pathlib import Path
 
 import torch
 from transformers import AutoModelForCausalLM, AutoTokenizer
 
+from lightning_genenv.config import LoraConfig
 from lightning_genenv.models.embedded import embedded_model_dir
 
 DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
 # The last words of a model-loading error; evaluate.py replaces them with its own key.
 MODEL_HINT = "or set model.agent= / model.simulator= to 'embedded', 'tiny' or a local model directory"
-LORA_DEFAULTS = {"r": 16, "alpha": 32, "dropout": 0.05, "target_modules": ["q_proj", "v_proj"]}
+LORA_DEFAULTS = {k: v for k, v in asdict(LoraConfig()).items() if k != "enabled"}  # the schema's (config.py)
 
 
 def resolve_model_path(name: str, cache_dir: str | os.PathLike | None = None) -> str:
