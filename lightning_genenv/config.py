@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import functools
 import inspect
 import io
 import re
@@ -328,6 +329,7 @@ def _comments(cls: type) -> dict[int, str]:
     return {t.start[0]: t.string.lstrip("#").strip() for t in tokens if t.type == tokenize.COMMENT}
 
 
+@functools.cache  # reads the source: once per class
 def _field_docs(cls: type) -> dict[str, str]:
     """Each field's description: the comment on its line, else the comment block just above it."""
     docs: dict[str, str] = {}
@@ -524,7 +526,7 @@ def parse_overrides(argv: list[str]) -> list[tuple[str, Any]]:
 
 def _missing(cfg: DictConfig, schema: type) -> list[Key]:
     missing = OmegaConf.missing_keys(cfg)
-    return [k for k in schema_keys(schema) if k.name in missing]
+    return [k for k in schema_keys(schema) if k.name in missing] if missing else []
 
 
 def _finish(cfg: DictConfig, schema: type) -> DictConfig:

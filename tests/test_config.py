@@ -188,6 +188,7 @@ def test_cli_error_is_one_line_without_traceback():
                                    "did you mean 'agent.beta'?")
 
 
+@pytest.mark.slow
 def test_missing_model_path_is_clear(tmp_path):
     proc = subprocess.run([sys.executable, "train.py", f"model.agent={tmp_path}/nope", "model.lora.enabled=false",
                            f"run_dir={tmp_path}/run"], cwd=ROOT, capture_output=True, text=True, timeout=300)

@@ -65,6 +65,7 @@ def test_experiment_runs_one_tiny_epoch(experiment, tiny_sft_dir, teacher_file, 
         assert env and all(r["source"] == "static" and r["task"] is not None for r in env)
 
 
+@pytest.mark.slow
 def test_static_augment_script(tiny_sft_dir, tmp_path):
     out = tmp_path / "static.jsonl"
     static_augment.main([f"out={out}", "variations=3", f"model.simulator={tiny_sft_dir}",

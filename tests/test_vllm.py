@@ -272,6 +272,7 @@ def test_evaluate_runs_with_vllm(model_dir, tmp_path):
     assert summary["n_items"] == 3 and summary["decoding"] == "greedy"
 
 
+@pytest.mark.slow
 @needs_vllm
 def test_vllm_logs_only_errors_unless_the_user_asks():
     """A default run's console carries no vLLM engine dump or warnings; VLLM_LOGGING_LEVEL still wins."""
