@@ -6,6 +6,7 @@ import pytest
 import yaml
 
 import train
+from lightning_genenv.config import ConfigError
 from lightning_genenv.rollout import CPU_MIN_HEAD_DIM, choose_backend, describe
 from tests.shrunk import TINY_ARGS
 
@@ -62,3 +63,10 @@ def test_train_with_auto_and_no_vllm_runs_on_transformers_and_says_so(no_vllm, t
     saved = yaml.safe_load((out / "config.yaml").read_text())["rollout"]
     assert saved["backend"] == "hf" and "does not import" in saved["chosen_because"]
     assert (out / "summary.json").is_file()
+
+
+def test_vllm_asked_for_a_model_its_cpu_kernels_cannot_run_is_one_line():
+    """rollout=vllm on CPU with the tiny model (head size 16) used to fail deep inside the first generate."""
+    with pytest.raises(ConfigError, match=f"head size >= {CPU_MIN_HEAD_DIM}, the model has 16 .use rollout=hf"):
+        choose_backend("vllm", [LLAMA, ("LlamaForCausalLM", 16)])
+    assert choose_backend("vllm", [("LlamaForCausalLM", 16)], gpu=True)[0] == "vllm"

@@ -1,5 +1,6 @@
 """Rollout engines behind one interface (:class:`RolloutEngine`)."""
 
+from lightning_genenv.config import ConfigError
 from lightning_genenv.rollout.base import RolloutEngine, Sample, SamplingParams, encode_chat
 from lightning_genenv.rollout.hf import HFEngine
 
@@ -17,6 +18,11 @@ def choose_backend(requested: str, models: list[tuple[str, int]], processes: int
     ``(architecture, head size)`` of each, see :func:`describe`) in a single process (vLLM's
     multi-rank colocate mode is untested), and the transformers backend otherwise.
     ``hf`` or ``vllm`` is kept as it is."""
+    small = min(head for _, head in models)
+    too_small = small < CPU_MIN_HEAD_DIM and not gpu
+    if requested == "vllm" and too_small:  # vLLM's CPU kernels would fail deep inside the first generate
+        raise ConfigError(f"rollout.backend=vllm: vLLM's CPU attention needs head size >= {CPU_MIN_HEAD_DIM}, "
+                          f"the model has {small} (use rollout=hf or rollout=auto)")
     if requested != "auto":
         return requested, f"rollout.backend={requested} was set"
     if processes > 1:
@@ -32,8 +38,7 @@ def choose_backend(requested: str, models: list[tuple[str, int]], processes: int
     missing = unsupported_architectures(archs)
     if missing:
         return "hf", f"vLLM does not support the architecture {', '.join(missing)}"
-    small = min(head for _, head in models)
-    if small < CPU_MIN_HEAD_DIM and not gpu:
+    if too_small:
         return "hf", f"vLLM's CPU attention needs head size >= {CPU_MIN_HEAD_DIM}, the model has {small}"
     return "vllm", f"vLLM imports and supports {', '.join(archs)}"
 
