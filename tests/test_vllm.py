@@ -279,7 +279,8 @@ def test_vllm_logs_only_errors_unless_the_user_asks():
     import os
     import subprocess
 
-    probe = ("import lightning_genenv.rollout.vllm\n"
+    probe = ("import logging, lightning_genenv.rollout.vllm\n"
+             "logging.getLogger('vllm.early').warning('early-warning')  # before vLLM configures its logger\n"
              "from vllm.config.logging import LoggingConfig\n"
              "from vllm.logger import configure_logging, init_logger\n"
              "configure_logging(LoggingConfig())  # what vLLM's LLM() does with its default logging config\n"
@@ -288,6 +289,7 @@ def test_vllm_logs_only_errors_unless_the_user_asks():
     quiet = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, timeout=300)
     assert quiet.returncode == 0, quiet.stderr[-2000:]
     assert "probe-error" in quiet.stdout + quiet.stderr and "probe-warning" not in quiet.stdout + quiet.stderr
+    assert "early-warning" not in quiet.stdout + quiet.stderr
     loud = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=300,
                           env={**env, "VLLM_LOGGING_LEVEL": "INFO"})
-    assert "probe-warning" in loud.stdout + loud.stderr
+    assert "probe-warning" in loud.stdout + loud.stderr and "early-warning" in loud.stdout + loud.stderr

