@@ -400,7 +400,7 @@ def usage(doc: str, schema: type = Config, conf_dir: Path | None = CONF_DIR) -> 
     """``--help``: the command's docstring, the config groups and their options, then every key."""
     parts = [doc.strip(), ""]
     if conf_dir is not None:
-        defaults = _load_yaml(Path(conf_dir) / "config.yaml").get("defaults", {})
+        defaults = load_yaml_mapping(Path(conf_dir) / "config.yaml").get("defaults", {})
         parts.append("config groups (group=option picks conf/<group>/<option>.yaml):")
         for group, names in groups(conf_dir).items():
             default = f" (default: {defaults[group]})" if group in defaults else ""
@@ -422,7 +422,8 @@ def _nearest(word: str, options: list[str]) -> str:
     return f"; did you mean '{match[0]}'?" if match else f"; valid: {', '.join(sorted(options)[:12])}"
 
 
-def _load_yaml(path: Path) -> dict:
+def load_yaml_mapping(path: Path) -> dict:
+    """A YAML file that must hold a mapping; a one-line :class:`ConfigError` otherwise."""
     try:
         data = yaml.safe_load(path.read_text()) or {}
     except yaml.YAMLError as e:
@@ -557,7 +558,7 @@ def compose(argv: list[str] | None = None, conf_dir: Path | str | None = CONF_DI
         return _compose_resume(cfg, Path(str(resume)), cli_groups, cli_keys, schema)
     if conf_dir is not None:
         conf_dir = Path(conf_dir)
-        root = _load_yaml(conf_dir / "config.yaml")
+        root = load_yaml_mapping(conf_dir / "config.yaml")
         choices = dict(root.pop("defaults", {}) or {})
         experiment = None
         if "experiment" in cli_groups:
@@ -585,7 +586,7 @@ def _compose_resume(cfg: DictConfig, run_dir: Path, cli_groups: dict, cli_keys: 
     if cli_groups:
         raise ConfigError(f"resume={run_dir}: group choices ({', '.join(cli_groups)}) are fixed by the run; "
                           f"override single keys instead")
-    cfg = _merge(cfg, _load_yaml(saved), str(saved), schema)
+    cfg = _merge(cfg, load_yaml_mapping(saved), str(saved), schema)
     for key, value in cli_keys:
         cfg = _merge(cfg, _nested(key, value), "the command line", schema)
     cfg.run_dir, cfg.resume = str(run_dir), str(run_dir)
@@ -595,7 +596,7 @@ def _compose_resume(cfg: DictConfig, run_dir: Path, cli_groups: dict, cli_keys: 
 def _load_option(conf_dir: Path, group: str, option: Any, available: dict) -> dict:
     if str(option) not in available[group]:
         raise ConfigError(f"{group}={option}: no such option{_nearest(str(option), available[group])}")
-    return _load_yaml(conf_dir / group / f"{option}.yaml")
+    return load_yaml_mapping(conf_dir / group / f"{option}.yaml")
 
 
 def to_yaml(cfg: DictConfig) -> str:

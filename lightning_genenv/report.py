@@ -49,10 +49,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
-import yaml
 from omegaconf import MISSING
 
-from lightning_genenv.config import ConfigError, parse_cli
+from lightning_genenv.config import ConfigError, load_yaml_mapping, parse_cli
 
 # Config keys that do not make two runs different experiments.
 SEED_KEYS = ("seed", "data.seed")
@@ -114,11 +113,9 @@ def load_run(path: str | Path) -> Run:
     path = check_run_dir(path)
     config_file = path / "config.yaml"
     try:
-        config = yaml.safe_load(config_file.read_text()) or {}
-    except yaml.YAMLError as e:
-        raise ReportError(f"{config_file}: not valid YAML ({str(e).splitlines()[0]})") from None
-    if not isinstance(config, dict):
-        raise ReportError(f"{config_file}: not a config mapping")
+        config = load_yaml_mapping(config_file)
+    except ConfigError as e:
+        raise ReportError(str(e)) from None
     run = Run(path=path, config=config)
     _read_agent_events(run)
     _read_simulator_events(run)
