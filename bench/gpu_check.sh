@@ -4,7 +4,7 @@
 # Runs one co-evolution epoch with bf16 on every visible GPU under single, DDP and FSDP2 (with and
 # without CPU offload), checks rank consistency, then the vLLM backend: one bf16 epoch with
 # rollout=auto, which must pick vLLM (bf16 weights, so the colocated engine runs bf16 too), and the vLLM parity tests
-# (tests/test_vllm.py), and prints a short table. Needs the project installed with the vllm extra
+# (tests/rollout/test_vllm.py), and prints a short table. Needs the project installed with the vllm extra
 # (pip install -e ".[test,vllm]") and a CUDA build of torch; without vLLM its rows say SKIPPED.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -50,7 +50,7 @@ if python -c "import vllm" > /dev/null 2>&1; then
       rollout.gpu_memory_utilization=0.3
   grep -q "^rollout: vllm" "$OUT/vllm_bf16.log" || RESULT[vllm_bf16]="AUTO DID NOT PICK vLLM: $(grep '^rollout: ' "$OUT/vllm_bf16.log")"
   start=$(date +%s)
-  if python -m pytest -q -p no:logging tests/test_vllm.py > "$OUT/vllm_parity.log" 2>&1; then
+  if python -m pytest -q -p no:logging tests/rollout/test_vllm.py > "$OUT/vllm_parity.log" 2>&1; then
     RESULT[vllm_parity]="ok $(( $(date +%s) - start ))s $(tail -1 "$OUT/vllm_parity.log")"
   else
     RESULT[vllm_parity]="FAILED (see $OUT/vllm_parity.log: $(tail -1 "$OUT/vllm_parity.log"))"

@@ -23,3 +23,27 @@ def tiny_sft_dir() -> str:
     from tests.tiny_sft import tiny_sft_model_dir
 
     return str(tiny_sft_model_dir())
+
+
+@pytest.fixture(scope="session")
+def agent_batch():
+    """``agent_batch(tok, n=4, sampler=None)``: a collated batch of one group of ``n`` completions of
+    the prompt ``[5, 6, 7]`` (advantages ``+1, -1, -1, +1``); with ``sampler`` (an agent or simulator
+    module), its sampling log-probs are that policy's own, as an engine returns them (the old policy
+    of the PPO ratio). Shared by the agent, policy and simulator tests."""
+    import torch
+
+    from lightning_genenv.data import Group, collate_groups
+
+    def make(tok, n: int = 4, sampler=None) -> dict:
+        g = Group(task=None, prompt_ids=[5, 6, 7], completion_ids=[[8, 9, 10], [11, 12], [13], [8, 8, 8]][:n],
+                  rewards=[1.0, 0.0, 0.0, 1.0][:n], logprobs=[[-1.0] * 3, [-1.0] * 2, [-1.0], [-1.0] * 3][:n],
+                  truncated=[False] * n, texts=[""] * n, advantages=[1.0, -1.0, -1.0, 1.0][:n],
+                  num_items_in_batch=9.0)
+        batch = collate_groups([g], tok.pad_token_id)
+        if sampler is not None:
+            with torch.no_grad():
+                batch["sampling_logprobs"] = sampler.logprobs(batch, sampler.cfg.temperature)
+        return batch
+
+    return make

@@ -1,14 +1,13 @@
-"""The DataModule: padding, group batches, the num_iterations order, pools and bad data files."""
+"""The DataModule: padding, group batches, the num_iterations order, pools and a seed file with no valid task."""
 
 import json
-from collections import Counter
 
 import pytest
 import torch
 
 from lightning_genenv.config import compose
 from lightning_genenv.data import GenEnvDataModule, Group, collate_groups, pad_batch
-from lightning_genenv.tasks import Task, read_tasks, write_jsonl_atomic
+from lightning_genenv.tasks import Task
 
 
 def _task(i, family="weather"):
@@ -83,25 +82,6 @@ def test_set_epoch_groups_rejects_wrong_count():
         dm.set_epoch_groups([_group(0)])
 
 
-def test_bad_data_file_lines_are_counted_and_skipped(tmp_path):
-    good = _task(1).to_dict()
-    path = tmp_path / "seeds.jsonl"
-    lines = [json.dumps(good), "{not json", "[1, 2]", json.dumps({**good, "id": "x", "check": "nope"}),
-             json.dumps({**good, "id": "y", "answer": {"name": "rm_rf", "arguments": {}}}),
-             json.dumps({**good, "extra": 1}), "", json.dumps({**good, "id": "z", "question": ""})]
-    path.write_text("\n".join(lines) + "\n")
-    skipped = Counter()
-    tasks = read_tasks(path, skipped)
-    assert [t.id for t in tasks] == ["t1"]
-    assert skipped == Counter(not_json=1, not_an_object=1, unknown_check=1, unknown_tool=1,
-                              unknown_field=1, empty_question=1)
-
-
-def test_unreadable_data_file_is_a_clear_error(tmp_path):
-    with pytest.raises(FileNotFoundError, match="cannot read data file"):
-        read_tasks(tmp_path / "missing.jsonl")
-
-
 def test_datamodule_with_only_invalid_seed_file_fails_clearly(tmp_path):
     path = tmp_path / "bad.jsonl"
     path.write_text("nope\n")
@@ -109,13 +89,6 @@ def test_datamodule_with_only_invalid_seed_file_fails_clearly(tmp_path):
     dm = GenEnvDataModule(cfg.data, cfg.agent, pad_id=0)
     with pytest.raises(ValueError, match="no valid seed tasks"):
         dm.setup()
-
-
-def test_write_jsonl_atomic_replaces(tmp_path):
-    p = tmp_path / "x.jsonl"
-    write_jsonl_atomic(p, [{"a": 1}])
-    write_jsonl_atomic(p, [{"a": 2}, {"a": 3}])
-    assert [json.loads(line)["a"] for line in p.read_text().splitlines()] == [2, 3]
 
 
 def test_record_results_keeps_each_familys_latest_rate_and_examples():

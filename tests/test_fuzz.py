@@ -23,7 +23,7 @@ from lightning_genenv.parsing import (
     parse_tool_call,
 )
 from lightning_genenv.tasks import validate_task
-from tests.test_parsing import QA_SEED, TOOL_SEED
+from tests.samples import QA_SEED, TOOL_SEED
 
 MAX_SECONDS = 2.0  # CPU seconds of this thread per parse, with tracemalloc on; most take microseconds.
 # CPU time, not wall time: a machine busy with other work does not slow it down.

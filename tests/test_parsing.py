@@ -22,35 +22,7 @@ from lightning_genenv.parsing import (
     task_to_simulator_json,
 )
 from lightning_genenv.tasks import MAX_JSON_DEPTH, Task, validate_task
-
-WEATHER = {
-    "name": "get_weather",
-    "description": "Current weather for a city.",
-    "parameters": {
-        "type": "object",
-        "properties": {
-            "city": {"type": "string"},
-            "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]},
-            "days": {"type": "integer"},
-        },
-        "required": ["city"],
-    },
-}
-TOOL_SEED = Task(
-    id="w-0",
-    family="weather",
-    question="What is the weather in Paris in celsius?",
-    check="tool_call",
-    answer={"name": "get_weather", "arguments": {"city": "Paris", "unit": "celsius"}},
-    tools=[WEATHER],
-)
-QA_SEED = Task(
-    id="qa-0",
-    family="capitals",
-    question="What is the capital of France?",
-    check="exact",
-    answer="Paris",
-)
+from tests.samples import QA_SEED, TOOL_SEED, WEATHER
 
 
 def test_fixtures_are_valid():

@@ -13,7 +13,7 @@ import pytest
 from callbacks.console import epoch_reward, summary_line
 from tests.shrunk import TINY_ARGS
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SUMMARY = re.compile(r"^epoch (\d+)/2  reward (\S+)  p̂ (\S+)  valid (\S+)  val/score (\S+)  time (\d+) s$")
 NOISE = ("litlogger", "weights_only", "pytree", "LeafSpec", "in eval mode", "v_num")
 

@@ -20,7 +20,7 @@ from lightning_genenv.benchmarks import (
 from lightning_genenv.benchmarks.runner import select
 from lightning_genenv.config import ConfigError
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT.parent / "shared" / "benchmarks"
 needs_data = pytest.mark.skipif(not DATA.is_dir(), reason=f"shared benchmark data not found at {DATA}")
 

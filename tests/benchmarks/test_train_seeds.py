@@ -15,7 +15,7 @@ from lightning_genenv.benchmarks import train_seeds as ts
 from lightning_genenv.config import ConfigError, compose
 from lightning_genenv.tasks import Task, canonical_json, validate_task
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT.parent / "shared" / "benchmarks"
 needs_data = pytest.mark.skipif(not DATA.is_dir(), reason=f"shared benchmark data not found at {DATA}")
 DERIVED = [name for name, kind in ts.SPLITS.items() if kind == "derived"]

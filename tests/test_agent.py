@@ -1,0 +1,56 @@
+"""The agent's LightningModule on the tiny model: a GRPO step per loss type, stored reference log-probs."""
+
+import pytest
+import torch
+
+from lightning_genenv.agent import AgentModule
+from lightning_genenv.config import compose
+from lightning_genenv.data import Group, collate_groups
+from lightning_genenv.models import load_causal_lm
+
+
+@pytest.mark.parametrize("loss_type", ["grpo", "bnpo", "dr_grpo", "dapo"])
+def test_agent_step_moves_weights_toward_positive_advantage(tiny_dir, agent_batch, loss_type):
+    torch.manual_seed(0)
+    model, tok = load_causal_lm(tiny_dir)
+    cfg = compose(["model=tiny", f"agent.loss_type={loss_type}", "agent.learning_rate=1e-2", "agent.beta=0.01"]).agent
+    agent = AgentModule(model, tok, cfg)
+    assert agent.anchor is not None and not any(p.requires_grad for p in agent.anchor.parameters())
+    batch = agent_batch(tok, sampler=agent)
+    opt = agent.configure_optimizers()
+    agent.log_dict = lambda *a, **k: None
+    with torch.no_grad():
+        before = agent.logprobs(batch)
+    loss = agent.training_step(batch, 0)
+    loss.backward()
+    opt.step()
+    with torch.no_grad():
+        after = agent.logprobs(batch)
+    mask = batch["completion_mask"]
+    delta = ((after - before) * mask).sum(-1)
+    assert delta[0] > 0 and delta[3] > 0 and delta[1] < 0  # positive advantage up, negative down
+
+
+def test_stored_reference_logprobs_replace_the_anchor_forward(tiny_dir, agent_batch):
+    """num_iterations > 1: the callback stores the reference log-probs once; the step reuses them."""
+    torch.manual_seed(0)
+    model, tok = load_causal_lm(tiny_dir)
+    agent = AgentModule(model, tok, compose(["model=tiny", "agent.beta=0.5"]).agent)
+    agent.log_dict = lambda *a, **k: None
+    with torch.no_grad():
+        for p in model.parameters():  # the policy away from its reference, so the KL is not 0
+            p.add_(torch.randn_like(p) * 0.05)
+    batch = agent_batch(tok, sampler=agent)
+    with torch.no_grad():
+        ref = agent.anchor_logprobs(batch, agent.cfg.temperature)
+    group = Group(task=None, prompt_ids=[5, 6, 7], completion_ids=[[8, 9, 10], [11, 12]], rewards=[1.0, 0.0],
+                  logprobs=[[-1.0] * 3, [-1.0] * 2], truncated=[False] * 2, texts=[""] * 2, advantages=[1.0, -1.0],
+                  ref_logprobs=[[0.5, 0.25, 0.125], [1.0, 2.0]])
+    assert collate_groups([group], tok.pad_token_id)["ref_logprobs"].tolist() == [[0.5, 0.25, 0.125], [1.0, 2.0, 0.0]]
+    calls = []
+    anchor_logprobs = agent.anchor_logprobs
+    agent.anchor_logprobs = lambda *a, **k: calls.append(1) or anchor_logprobs(*a, **k)
+    fresh = agent.training_step(batch, 0)
+    stored = agent.training_step({**batch, "ref_logprobs": ref}, 0)
+    assert len(calls) == 1 and fresh.item() != 0
+    assert stored.item() == pytest.approx(fresh.item(), rel=1e-6)

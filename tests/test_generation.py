@@ -1,0 +1,131 @@
+"""Step 2 as a function (:mod:`lightning_genenv.generation`): the simulator's generations become
+``GeneratedTask`` records, valid or counted by reason; fixed task sets take the same shape. A scripted
+engine and a character tokenizer stand in for the model, so every prompt and id is known exactly."""
+
+import dataclasses
+import json
+from collections import Counter
+from types import SimpleNamespace
+
+import pytest
+
+from lightning_genenv.generation import GeneratedTask, static_records, write_tasks
+from lightning_genenv.prompts import FamilyResults, simulator_messages, simulator_prefix
+from lightning_genenv.rollout import Sample, SamplingParams
+from tests.samples import QA_SEED, TOOL_SEED
+
+SIM_CFG = SimpleNamespace(num_variations=2, temperature=0.8, top_p=0.9, max_completion_length=48)
+ROME = 'What is the weather in Rome?","call":{"name":"get_weather","arguments":{"city":"Rome"}}}'
+LIMA = 'What is the capital of Peru?","answer":"Lima"}'
+
+
+class CharTok:
+    """Chat template: the contents joined by ``|`` plus an open assistant turn; one id per character."""
+
+    def apply_chat_template(self, messages, tokenize=False, add_generation_prompt=True):
+        assert not tokenize and add_generation_prompt
+        return "|".join(m["content"] for m in messages) + "|assistant:"
+
+    def __call__(self, text, add_special_tokens=False):
+        return {"input_ids": [ord(c) for c in text]}
+
+
+def _ids(messages, prefix) -> list[int]:
+    """The prompt ids written out without ``encode_chat``: what ``CharTok`` makes of the chat."""
+    return [ord(c) for c in "|".join(m["content"] for m in messages) + "|assistant:" + prefix]
+
+
+class ScriptedEngine:
+    """Returns ``texts[seed index][j]`` as sample ``j``; records what it was asked."""
+
+    def __init__(self, texts):
+        self.texts, self.calls = texts, []
+
+    def generate(self, prompts, params, desc=None):
+        self.calls.append((prompts, params, desc))
+        return [[Sample(prompt_ids=p, completion_ids=[100 + i, 200 + j], text=self.texts[i][j],
+                        logprobs=[-1.0, -2.0], truncated=False) for j in range(params.n)]
+                for i, p in enumerate(prompts)]
+
+
+def test_write_tasks_turns_each_generation_into_a_record():
+    engine = ScriptedEngine([[ROME, "not json at all"], [LIMA, 'What is the capital of France?","answer":"Paris"}']])
+    invalid = Counter()
+    examples = {TOOL_SEED.id: [], QA_SEED.id: [TOOL_SEED]}
+    records = write_tasks(engine, CharTok(), [TOOL_SEED, QA_SEED], lambda s: examples[s.id], SIM_CFG, 3, invalid)
+    (prompts, params, desc), = engine.calls
+    assert params == SamplingParams(n=2, temperature=0.8, top_p=0.9, max_new_tokens=48)
+    assert desc == "simulator: write tasks"
+    assert prompts == [_ids(simulator_messages(TOOL_SEED, []), '{"question":"'),
+                       _ids(simulator_messages(QA_SEED, [TOOL_SEED]), '{"question":"')]
+    assert [(r.epoch, r.seed_id, r.source, r.reason) for r in records] == [
+        (3, "w-0", "simulator", None), (3, "w-0", "simulator", "not_json"),
+        (3, "qa-0", "simulator", None), (3, "qa-0", "simulator", "copy_of_seed")]
+    assert invalid == Counter(not_json=1, copy_of_seed=1)
+    rome, bad, lima, copy = records
+    assert bad.task is None and copy.task is None
+    assert rome.task.id == "gen-e3-w-0-0" and lima.task.id == "gen-e3-qa-0-0"
+    assert rome.task.answer == {"name": "get_weather", "arguments": {"city": "Rome"}}
+    assert rome.task.question == "What is the weather in Rome?" and rome.task.tools == TOOL_SEED.tools
+    assert (rome.task.source, rome.task.parent_id, rome.task.epoch, rome.task.family) == ("generated", "w-0", 3,
+                                                                                         "weather")
+    assert (lima.task.check, lima.task.answer) == ("exact", "Lima")
+    # what the engine returned is kept as it was: the prompt, completion ids and text of each sample
+    assert rome.prompt_ids == prompts[0] and lima.prompt_ids == prompts[1]
+    assert [r.completion_ids for r in records] == [[100, 200], [100, 201], [101, 200], [101, 201]]
+    assert bad.text == "not json at all" and rome.text == ROME
+
+
+def test_write_tasks_counts_are_added_to_the_callers_counter():
+    invalid = Counter(not_json=5, unknown_tool=1)
+    records = write_tasks(ScriptedEngine([["", ROME]]), CharTok(), [TOOL_SEED], lambda s: [], SIM_CFG, 0, invalid)
+    assert invalid == Counter(not_json=6, unknown_tool=1)  # '{"question":"' alone is cut-off JSON
+    assert [r.reason for r in records] == ["not_json", None]
+
+
+def test_write_tasks_num_variations_results_and_alpha_reach_the_prompt():
+    results = FamilyResults(family="weather", success_rate=0.9, attempts=10, solved=None, unsolved=None)
+    engine = ScriptedEngine([[ROME] * 3])
+    records = write_tasks(engine, CharTok(), [TOOL_SEED], lambda s: [], SIM_CFG, 1, Counter(), num_variations=3,
+                          results_for=lambda family: results if family == "weather" else None, alpha=0.5)
+    (prompts, params, _), = engine.calls
+    assert params.n == 3 and len(records) == 3
+    assert [r.task.id for r in records] == ["gen-e1-w-0-0", "gen-e1-w-0-1", "gen-e1-w-0-2"]
+    messages = simulator_messages(TOOL_SEED, [], results, 0.5)
+    assert prompts == [_ids(messages, simulator_prefix(TOOL_SEED))]
+    assert "recently solved 90% of 10 attempts" in messages[1]["content"]  # the prompt really differs
+    assert prompts[0] != _ids(simulator_messages(TOOL_SEED, []), simulator_prefix(TOOL_SEED))
+
+
+def test_write_tasks_with_no_seeds_asks_for_nothing():
+    engine = ScriptedEngine([])
+    assert write_tasks(engine, CharTok(), [], lambda s: [], SIM_CFG, 0, Counter()) == []
+    assert engine.calls == [([], SamplingParams(n=2, temperature=0.8, top_p=0.9, max_new_tokens=48),
+                             "simulator: write tasks")]
+
+
+def test_static_records_shape_a_fixed_task_set_like_generations():
+    fixed = [dataclasses.replace(TOOL_SEED, id="s1", source="import", parent_id="w-0"),
+             dataclasses.replace(QA_SEED, id="s2", source="import")]
+    records = static_records(fixed, 4)
+    assert records == [GeneratedTask(4, "w-0", "static", None, None, None, fixed[0], None),
+                       GeneratedTask(4, None, "static", None, None, None, fixed[1], None)]
+    assert static_records([], 0) == []
+
+
+def test_generated_task_json_round_trip_keeps_field_order():
+    valid = GeneratedTask(2, "w-0", "simulator", [1, 2], [3, 4], "text", TOOL_SEED, None)
+    invalid = GeneratedTask(2, "w-0", "simulator", [1, 2], [5], "{", None, "bad_json")
+    d = valid.to_json()
+    assert list(d) == ["epoch", "seed_id", "source", "prompt_ids", "completion_ids", "text", "task", "reason"]
+    assert d["task"] == TOOL_SEED.to_dict() and invalid.to_json()["task"] is None
+    for record in (valid, invalid):
+        assert GeneratedTask.from_json(json.loads(json.dumps(record.to_json()))) == record
+
+
+def test_generated_task_is_frozen_and_from_json_rejects_unknown_fields():
+    record = GeneratedTask(0, None, "static", None, None, None, QA_SEED, None)
+    with pytest.raises(AttributeError):
+        record.epoch = 1
+    with pytest.raises(TypeError, match="unexpected keyword argument 'extra'"):
+        GeneratedTask.from_json({**record.to_json(), "extra": 1})
