@@ -68,13 +68,15 @@ class HFEngine:
                                                "top_k": 0}
         input_ids, attention = input_ids.to(device), attention.to(device)
         cache = None
-        if params.n > 1 and width > 1:
-            # Prefill each prompt once and share its KV cache across the group's n samples, instead
-            # of prefilling n copies (num_return_sequences): the prompt dominates the cost here.
-            positions = (attention.cumsum(-1) - 1).clamp(min=0)
-            cache = output_cache(self.model(input_ids=input_ids[:, :-1], attention_mask=attention[:, :-1],
-                                            position_ids=positions[:, :-1], use_cache=True))
-            cache.batch_repeat_interleave(params.n)
+        if params.n > 1:
+            if width > 1:
+                # Prefill each prompt once and share its KV cache across the group's n samples, instead
+                # of prefilling n copies: the prompt dominates the cost here.
+                positions = (attention.cumsum(-1) - 1).clamp(min=0)
+                cache = output_cache(self.model(input_ids=input_ids[:, :-1], attention_mask=attention[:, :-1],
+                                                position_ids=positions[:, :-1], use_cache=True))
+                cache.batch_repeat_interleave(params.n)
+            # n rows per prompt (transformers refuses num_return_sequences > 1 when decoding greedily)
             input_ids = input_ids.repeat_interleave(params.n, dim=0)
             attention = attention.repeat_interleave(params.n, dim=0)
         # FSDP-sharded weights: every rank must run the same number of forward passes.
@@ -82,7 +84,7 @@ class HFEngine:
         steps = StoppingCriteriaList([_DecodeStep(bar, width, params.max_new_tokens)] if bar is not None else [])
         out = self.model.generate(
             input_ids=input_ids, attention_mask=attention, **{cache_kwarg(self.model): cache},
-            do_sample=not params.greedy, num_return_sequences=1 if cache is not None else params.n,
+            do_sample=not params.greedy,
             max_new_tokens=params.max_new_tokens, pad_token_id=self.pad_id,
             eos_token_id=sorted(self.eos_ids), return_dict_in_generate=True, output_logits=True,
             use_cache=True, synced_gpus=synced, stopping_criteria=steps, **sampling,
