@@ -133,6 +133,9 @@ WARNINGS_DROPPED = (
     (r"Found \d+ module\(s\) in eval mode at the start of training", UserWarning),
     # vLLM 0.32's triton dispatcher touches a deprecated torch.distributed alias at import
     (r"`torch.distributed.reduce_op` is deprecated", FutureWarning),
+    # a single-process run on vLLM: vLLM's engine initializes torch.distributed (world size 1), so
+    # Lightning asks for sync_dist on epoch-level metrics that are already logged with it
+    (r"It is recommended to use `self.log\(.*sync_dist=True\)` when logging on epoch level", UserWarning),
 )
 
 

@@ -6,11 +6,12 @@ import os
 import re
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import pytest
 
-from callbacks.console import epoch_reward, summary_line
+from callbacks.console import epoch_reward, silence_third_party, summary_line
 from tests.shrunk import TINY_ARGS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -28,6 +29,22 @@ def test_epoch_reward_weights_the_kinds_by_their_task_counts():
 def test_summary_line_marks_what_was_not_logged():
     line = summary_line(0, 3, {"rollout/reward/base": 0.25, "rollout/num_tasks/base": 8.0}, 61.4)
     assert line == "epoch 1/3  reward 0.250  p̂ -  valid -  val/score -  time 61 s"
+
+
+def test_lightning_sync_dist_hint_under_vllm_is_dropped_and_other_warnings_stay():
+    """vLLM's engine initializes torch.distributed in a single-process run, so Lightning asked for
+    sync_dist=True on every per-family validation metric (that already has it): 30 lines per epoch."""
+    from lightning.pytorch.utilities.warnings import PossibleUserWarning
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.resetwarnings()
+        warnings.simplefilter("always")
+        silence_third_party()
+        warnings.warn("It is recommended to use `self.log('val/score/weather', ..., sync_dist=True)` when logging "
+                      "on epoch level in distributed setting to accumulate the metric across devices.",
+                      PossibleUserWarning, stacklevel=1)
+        warnings.warn("a warning of the user's own", UserWarning, stacklevel=1)
+    assert [str(w.message) for w in caught] == ["a warning of the user's own"]
 
 
 @pytest.fixture(scope="module")
