@@ -22,7 +22,8 @@ slice of every optimizer step (:class:`~lightning_genenv.layout.BatchLayout`).
 Resuming is exact: every epoch reseeds all random number generators from ``(seed, epoch)``, the
 pools travel in the agent's checkpoint (the data module's state), this callback's state holds the
 simulator's update count and the RNG state, and the simulator's trainer restores its own
-checkpoint before the first rollout.
+checkpoint at the agent's train start (after the agent's checkpoint is loaded, under every strategy),
+before the first rollout.
 
 Deliberately left out: resuming from inside an epoch (a killed epoch is replayed from its start,
 identically); the steps themselves (each lives in :mod:`lightning_genenv.coevolution`).
@@ -72,11 +73,12 @@ class CoEvolutionCallback(L.Callback):
         if problem:
             raise ConfigError(problem)
 
-    def on_fit_start(self, trainer, agent) -> None:
-        self.simulator.start(trainer.strategy.root_device)
-
     def on_train_start(self, trainer: L.Trainer, agent) -> None:
-        """Validation before the first update, logged at step 0: where every curve starts from."""
+        """The simulator restored (or moved to the device), then validation before the first update,
+        logged at step 0: where every curve starts from."""
+        # Not at fit start: under FSDP2 (ModelParallelStrategy.restore_checkpoint_after_setup) the
+        # checkpoint's callback states, which name the simulator's checkpoint, load after on_fit_start.
+        self.simulator.start(trainer.strategy.root_device)
         if not self.cfg.trainer.val_before_training or trainer.global_step > 0:
             return
         timers = Timers()

@@ -5,7 +5,7 @@ checkpoints. The trainer is re-entered every epoch with one more epoch to run, s
 state, step counter and logger step carry over. After its ``k``-th update it writes
 ``checkpoints/simulator-<k>.ckpt`` (weights, optimizer, loop counters, logger step) and deletes
 ``simulator-<k-2>.ckpt``: the agent's latest checkpoint names ``k`` or ``k-1``. Resuming restores
-the one the agent's checkpoint names before the first rollout.
+the one the agent's checkpoint names at the agent's train start, before the first rollout.
 
 Deliberately left out: when to update (the callback decides: ``curriculum.train_simulator`` and a
 non-empty SFT set) and the loss (:class:`lightning_genenv.simulator.SimulatorModule`).
@@ -67,7 +67,7 @@ class SimulatorUpdates:
                                     f"after {epochs} updates, and its checkpoint is missing")
 
     def start(self, root_device) -> None:
-        """At the agent's fit start: restore the simulator's checkpoint, or move it to the device."""
+        """At the agent's train start: restore the simulator's checkpoint, or move it to the device."""
         if self.sim is None:
             return
         if self._resume is not None:

@@ -164,3 +164,32 @@ def test_replay_comes_from_earlier_epochs_and_generated_fraction_caps_the_share(
     assert len(generated) <= 3 and len(dm.epoch_groups) == 6
     replayed = [g.task.id for g in generated if g.task.epoch == 0]
     assert set(replayed) <= epoch0
+
+
+class FakeSimTrainer:
+    """Records the simulator trainer's ``fit`` calls."""
+
+    def __init__(self):
+        self.fit_loop = type("FitLoop", (), {"max_epochs": 0})()
+        self.fits = []
+
+    def fit(self, module, train_dataloaders=None, ckpt_path=None, weights_only=None):
+        self.fits.append((ckpt_path, self.fit_loop.max_epochs))
+
+
+def test_simulator_checkpoint_is_restored_at_train_start_after_the_callback_state(tmp_path):
+    """Under FSDP2 (``ModelParallelStrategy.restore_checkpoint_after_setup``) Lightning loads the
+    callback states after ``on_fit_start``: the simulator's checkpoint they name must still be restored
+    before the first rollout."""
+    from lightning_genenv.coevolution.checkpoint import rng_state
+
+    cfg = compose(["model=tiny", f"run_dir={tmp_path}"])
+    sim_trainer = FakeSimTrainer()
+    cb = CoEvolutionCallback(cfg, None, Rollouts.of(None, None), FakePolicy(), sim_trainer=sim_trainer)
+    (tmp_path / "checkpoints").mkdir()
+    (tmp_path / "checkpoints" / "simulator-1.ckpt").touch()
+    cb.load_state_dict({"sim_epochs": 1, "invalid": {}, "num_generated_used": 0, "rng": rng_state()})
+    trainer = FakeTrainer()
+    trainer.global_step, trainer.strategy = 2, type("Strategy", (), {"root_device": "cpu"})()
+    cb.on_train_start(trainer, FakePolicy(cfg))
+    assert sim_trainer.fits == [(tmp_path / "checkpoints" / "simulator-1.ckpt", 1)]
