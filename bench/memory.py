@@ -32,7 +32,7 @@ SHAPES = {  # player -> (groups, completions per group, prompt tokens, completio
     "default": {"agent": (2, 8, 300, 48), "simulator": (4, 1, 300, 96)},
     "small": {"agent": (1, 4, 128, 32), "simulator": (1, 1, 128, 64)},
 }
-LORA = {k: v for k, v in asdict(LoraConfig()).items() if k != "enabled"}  # the schema's LoRA (config.py)
+LORA = {k: v for k, v in asdict(LoraConfig()).items() if k != "enabled"}  # the schema's LoRA (config/schema.py)
 
 
 def peak_mb() -> float:

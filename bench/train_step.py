@@ -91,7 +91,7 @@ def flat_inputs(batch: dict) -> dict:
 
 # ----------------------------------------------------------------------------- the two sides
 
-LORA = {k: v for k, v in asdict(LoraConfig()).items() if k != "enabled"}  # the schema's LoRA (config.py)
+LORA = {k: v for k, v in asdict(LoraConfig()).items() if k != "enabled"}  # the schema's LoRA (config/schema.py)
 
 
 def load(model_name: str, lora: bool):

@@ -32,7 +32,7 @@ from lightning_genenv.models.embedded import embedded_model_dir
 DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
 # The last words of a model-loading error; evaluate.py replaces them with its own key.
 MODEL_HINT = "or set model.agent= / model.simulator= to 'embedded', 'tiny' or a local model directory"
-LORA_DEFAULTS = {k: v for k, v in asdict(LoraConfig()).items() if k != "enabled"}  # the schema's (config.py)
+LORA_DEFAULTS = {k: v for k, v in asdict(LoraConfig()).items() if k != "enabled"}  # the schema's (config/schema.py)
 
 
 def resolve_model_path(name: str, cache_dir: str | os.PathLike | None = None) -> str:

@@ -1,47 +1,21 @@
-"""Typed config schema and the one composer behind every command line.
+"""The typed config schema: one dataclass per group, and :class:`Config` that holds them.
 
-The dataclasses below are the single source of truth for every key, its type, its default and its
-description (the comment on its line, or the comment block just above it; ``--help`` prints them).
-Each group's checks sit next to its fields, in ``__post_init__``, and choices are ``Literal`` types
-that OmegaConf validates. ``conf/<group>/<option>.yaml`` holds only what an option changes from the
-schema (``tests/test_config.py`` composes every file and checks that none restates a default).
+The dataclasses are the single source of truth for every key, its type, its default and its
+description (the comment on its line, or the comment block just above it: ``describe.py`` reads them
+from this file's source, and ``--help`` prints them). Each group's checks sit next to its fields, in
+``__post_init__``, and choices are ``Literal`` types that OmegaConf validates. ``conf/<group>/<option>.yaml``
+holds only what an option changes from the schema (``tests/test_config.py`` composes every file and
+checks that none restates a default).
 
-Composition follows Hydra's command-line grammar, without Hydra's run-directory and logging
-machinery: ``conf/config.yaml`` has a ``defaults`` list naming one option per group; ``group=option``
-picks another file from ``conf/<group>/``; ``experiment=<name>`` applies ``conf/experiment/<name>.yaml``
-(its own ``defaults`` select groups, the rest overrides keys); ``key.sub=value`` sets a key last.
-OmegaConf's merge onto the structured schema rejects unknown keys and wrong types; errors are one line
-that names the key and the nearest valid one (:class:`ConfigError`). ``train.py``, ``evaluate.py``,
-``static_augment``, ``report`` and ``pools`` all parse their arguments here (:func:`parse_cli`), each
-with its own schema: ``--help`` lists groups, options and keys, ``--cfg`` prints the composed config.
-
-Deliberately left out: Hydra's multirun sweeps, interpolation resolvers beyond OmegaConf's
-built-ins, and ``+key=`` additions (every key must exist in the schema).
+Deliberately left out: reading files and the command line (``composer.py``), and describing the keys
+(``describe.py``); this module imports neither, so a checker that needs only a dataclass stays light.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import difflib
-import functools
-import inspect
-import io
-import re
-import tokenize
-import typing
-import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Optional
-
-import yaml
-from omegaconf import MISSING, DictConfig, OmegaConf
-from omegaconf.errors import ConfigKeyError, OmegaConfBaseException, ValidationError
-
-# An installed package holds conf/ as lightning_genenv/conf (pyproject's package-dir); a checkout has it
-# at the top of the repository.
-_PACKAGE = Path(__file__).resolve().parent
-CONF_DIR = _PACKAGE / "conf" if (_PACKAGE / "conf").is_dir() else _PACKAGE.parent / "conf"
 
 # lightning_genenv.benchmarks.BENCHMARKS, by name (not imported here: it loads torch); a test keeps them equal.
 BENCHMARK_NAMES = ("api_bank", "bfcl", "alfworld", "bamboogle", "travelplanner")
@@ -58,10 +32,6 @@ NO_TRAIN_SPLIT = {
                      "must not be trained on (the authors' warning)",
 }
 
-# Old key names, still accepted with a deprecation note: old -> current (TRL renamed them).
-ALIASES = {"rollout.vllm_importance_sampling_cap": "rollout.vllm_importance_sampling_clip_max"}
-
-
 class ConfigError(ValueError):
     """A config problem, described in one line."""
 
@@ -76,7 +46,6 @@ def check_file(key: str, path: Optional[str]) -> None:
     check(path is None or Path(path).is_file(), f"{key}={path}: file not found")
 
 
-# ------------------------------------------------------------------------------------------ schema
 @dataclass
 class LoraConfig:
     enabled: bool = True  # LoRA adapters; false: full fine-tuning, with a frozen copy as reference
@@ -169,7 +138,7 @@ class SimulatorConfig:
 
 @dataclass
 class CurriculumConfig:
-    name: str = "genenv"  # a label for reports (lightning_genenv/report.py groups runs by it)
+    name: str = "genenv"  # a label for reports (lightning_genenv/report groups runs by it)
     # Where each epoch's new tasks come from: "simulator" (written every epoch), "static" (a fixed
     # set: GenEnv-Static or an offline teacher's tasks) or "none" (plain GRPO on the base data).
     task_source: Literal["simulator", "static", "none"] = "simulator"
@@ -319,301 +288,3 @@ class Config:
         check(self.data.tasks_per_epoch % per_step == 0,
               f"data.tasks_per_epoch={self.data.tasks_per_epoch} must be divisible by agent.groups_per_step x "
               f"trainer.accumulate_grad_batches={per_step}")
-
-
-# ----------------------------------------------------------------------------- the schema, described
-def _comments(cls: type) -> dict[int, str]:
-    """Comment text per source line of ``cls``."""
-    lines, _ = inspect.getsourcelines(cls)
-    tokens = tokenize.generate_tokens(io.StringIO("".join(lines)).readline)
-    return {t.start[0]: t.string.lstrip("#").strip() for t in tokens if t.type == tokenize.COMMENT}
-
-
-@functools.cache  # reads the source: once per class
-def _field_docs(cls: type) -> dict[str, str]:
-    """Each field's description: the comment on its line, else the comment block just above it."""
-    docs: dict[str, str] = {}
-    for klass in reversed([k for k in cls.__mro__ if dataclasses.is_dataclass(k)]):
-        lines, _ = inspect.getsourcelines(klass)
-        comments = _comments(klass)
-        for n, line in enumerate(lines, start=1):
-            match = re.match(r"    (\w+):", line)
-            if not match:
-                continue
-            text, above = comments.get(n), []
-            while text is None and n - 1 - len(above) in comments and \
-                    lines[n - 2 - len(above)].lstrip().startswith("#"):
-                above.insert(0, comments[n - 1 - len(above)])
-            docs[match.group(1)] = text or " ".join(above)
-    return docs
-
-
-def _type_name(tp: Any) -> str:
-    origin, args = typing.get_origin(tp), typing.get_args(tp)
-    if origin is Literal:
-        return "|".join(map(str, args))
-    if origin is typing.Union and type(None) in args:
-        inner = [a for a in args if a is not type(None)]
-        return f"{_type_name(inner[0])} or null" if len(inner) == 1 else "any"
-    if origin is list:
-        return f"list[{_type_name(args[0])}]" if args else "list"
-    return "any" if tp is Any else getattr(tp, "__name__", str(tp))
-
-
-@dataclass
-class Key:
-    """One leaf key of a schema: its dotted name, type, default and description."""
-
-    name: str
-    type: Any
-    default: Any
-    doc: str
-
-
-def schema_keys(schema: type, prefix: str = "") -> list[Key]:
-    """Every leaf key of ``schema``, in declaration order (nested groups flattened to dotted names)."""
-    hints, docs, out = typing.get_type_hints(schema), _field_docs(schema), []
-    for f in dataclasses.fields(schema):
-        tp = hints[f.name]
-        if dataclasses.is_dataclass(tp):
-            out.extend(schema_keys(tp, f"{prefix}{f.name}."))
-            continue
-        default = f.default_factory() if f.default_factory is not dataclasses.MISSING else f.default
-        out.append(Key(f"{prefix}{f.name}", tp, default, docs.get(f.name, "")))
-    return out
-
-
-def _choices(tp: Any) -> tuple:
-    """The allowed values of a Literal (or Optional Literal) type; () for any other type."""
-    if typing.get_origin(tp) is typing.Union:
-        tp = next((a for a in typing.get_args(tp) if a is not type(None)), tp)
-    return typing.get_args(tp) if typing.get_origin(tp) is Literal else ()
-
-
-def _show(value: Any) -> str:
-    if value == MISSING:
-        return "???"
-    return yaml.safe_dump(value, default_flow_style=True, width=1000).strip().removesuffix("...").strip()
-
-
-def usage(doc: str, schema: type = Config, conf_dir: Path | None = CONF_DIR) -> str:
-    """``--help``: the command's docstring, the config groups and their options, then every key."""
-    parts = [doc.strip(), ""]
-    if conf_dir is not None:
-        defaults = load_yaml_mapping(Path(conf_dir) / "config.yaml").get("defaults", {})
-        parts.append("config groups (group=option picks conf/<group>/<option>.yaml):")
-        for group, names in groups(conf_dir).items():
-            default = f" (default: {defaults[group]})" if group in defaults else ""
-            parts.append(f"  {group}: {', '.join(names)}{default}")
-        parts.append("")
-    keys = schema_keys(schema)
-    parts.append("keys (key=value; type, default, description):")
-    width = max(len(k.name) for k in keys)
-    for k in keys:
-        doc = f"  # {k.doc}" if k.doc else ""
-        parts.append(f"  {k.name:<{width}}  {_type_name(k.type)} = {_show(k.default)}{doc}")
-    parts.append("\n--cfg prints the composed config and exits; ??? marks a required key.")
-    return "\n".join(parts)
-
-
-# --------------------------------------------------------------------------------------- composing
-def _nearest(word: str, options: list[str]) -> str:
-    match = difflib.get_close_matches(word, options, n=1, cutoff=0.4)
-    return f"; did you mean '{match[0]}'?" if match else f"; valid: {', '.join(sorted(options)[:12])}"
-
-
-def load_yaml_mapping(path: Path) -> dict:
-    """A YAML file that must hold a mapping; a one-line :class:`ConfigError` otherwise."""
-    try:
-        data = yaml.safe_load(path.read_text()) or {}
-    except yaml.YAMLError as e:
-        raise ConfigError(f"{path}: not valid YAML ({str(e).splitlines()[0]})") from None
-    if not isinstance(data, dict):
-        raise ConfigError(f"{path}: must be a mapping of keys")
-    return data
-
-
-def groups(conf_dir: Path = CONF_DIR) -> dict[str, list[str]]:
-    """Every config group in ``conf_dir`` and its options."""
-    return {d.name: sorted(p.stem for p in d.glob("*.yaml"))
-            for d in sorted(Path(conf_dir).iterdir()) if d.is_dir()}
-
-
-def _nested(key: str, value: Any) -> dict:
-    """``a.b.c``, ``v`` -> ``{a: {b: {c: v}}}``."""
-    for part in reversed(key.split(".")):
-        value = {part: value}
-    return value
-
-
-def _get(data: Any, key: str) -> Any:
-    """The value at dotted ``key`` in nested dicts (None where there is none)."""
-    for part in key.split("."):
-        data = data.get(part) if isinstance(data, dict) else None
-    return data
-
-
-def _required(data: dict, prefix: str = "") -> list[str]:
-    """The keys that ``data`` marks ``???`` (required: the user must set them)."""
-    out = []
-    for k, v in data.items():
-        if isinstance(v, dict):
-            out += _required(v, f"{prefix}{k}.")
-        elif v == MISSING:
-            out.append(f"{prefix}{k}")
-    return out
-
-
-def _renamed(data: dict, where: str) -> dict:
-    """``data`` with deprecated key names (:data:`ALIASES`) moved to their current names, with a note."""
-    for old, new in ALIASES.items():
-        *path, leaf = old.split(".")
-        node = data
-        for part in path:
-            node = node.get(part) if isinstance(node, dict) else None
-        if isinstance(node, dict) and leaf in node:
-            warnings.warn(f"{old} (from {where}) is deprecated: it is now {new}", FutureWarning, stacklevel=3)
-            node[new.rsplit(".", 1)[1]] = node.pop(leaf)
-    return data
-
-
-def _merge(cfg: DictConfig, data: dict, where: str, schema: type) -> DictConfig:
-    """OmegaConf's merge of ``data`` onto ``cfg``, its errors made one line that names the key."""
-    data = _renamed(data, where)
-    try:
-        merged = OmegaConf.merge(cfg, data)
-        for key in _required(data):  # merge keeps a value that the source marks ???; the source means "required"
-            OmegaConf.update(merged, key, MISSING)
-        return merged
-    except ConfigKeyError as e:
-        key, node = e.full_key or str(e.key), _get(data, e.full_key or str(e.key))
-        while isinstance(node, dict) and len(node) == 1:  # the whole key as written: agnt.beta, not agnt
-            (sub, node), = node.items()
-            key = f"{key}.{sub}"
-        valid = [k.name for k in schema_keys(schema)] + sorted({k.name.rsplit(".", 1)[0] for k in schema_keys(schema)})
-        raise ConfigError(f"unknown config key '{key}' (from {where}){_nearest(key, valid)}") from None
-    except (ValidationError, OmegaConfBaseException) as e:
-        key, msg = e.full_key, str(e).splitlines()[0]
-        if not key:
-            raise ConfigError(f"{where}: {msg}") from None
-        key = re.sub(r"\[\d+\]$", "", key)  # an item of a list: name the list
-        value = _get(data, key)
-        tp = {k.name: k.type for k in schema_keys(schema)}.get(key)
-        if typing.get_origin(tp) is list and _choices(typing.get_args(tp)[0]):
-            tp = typing.get_args(tp)[0]
-        choices = [str(c) for c in _choices(tp)]
-        if choices:
-            close = difflib.get_close_matches(str(value), choices, n=1, cutoff=0.6)
-            raise ConfigError(f"{key}={value!r} (from {where}): must be one of {', '.join(choices)}"
-                              + (f"; did you mean '{close[0]}'?" if close else "")) from None
-        expected = _type_name(tp) if tp is not None else "another type"
-        raise ConfigError(f"{key}={value!r} (from {where}): wrong type, expected {expected} ({msg})") from None
-
-
-def parse_overrides(argv: list[str]) -> list[tuple[str, Any]]:
-    """``key=value`` pairs from the command line; values are parsed as YAML scalars or lists."""
-    pairs = []
-    for arg in argv:
-        if "=" not in arg or arg.startswith("="):
-            raise ConfigError(f"bad argument '{arg}': expected key=value or group=option")
-        key, raw = arg.split("=", 1)
-        try:
-            value = yaml.safe_load(raw) if raw != "" else ""
-        except yaml.YAMLError:
-            value = raw
-        pairs.append((key.strip(), value))
-    return pairs
-
-
-def _missing(cfg: DictConfig, schema: type) -> list[Key]:
-    missing = OmegaConf.missing_keys(cfg)
-    return [k for k in schema_keys(schema) if k.name in missing] if missing else []
-
-
-def _finish(cfg: DictConfig, schema: type) -> DictConfig:
-    """Refuse unset required keys, then run every group's checks (``__post_init__``) on the merged values."""
-    missing = _missing(cfg, schema)
-    if missing:
-        choices = _choices(missing[0].type)
-        hint = f", one of {', '.join(map(str, choices))}" if choices else ""
-        raise ConfigError(f"required config key{'s' if len(missing) > 1 else ''} not set: "
-                          f"{', '.join(k.name for k in missing)} (pass {missing[0].name}=...{hint})")
-    OmegaConf.to_object(cfg)  # builds the dataclasses: their __post_init__ checks raise ConfigError
-    return cfg
-
-
-def compose(argv: list[str] | None = None, conf_dir: Path | str | None = CONF_DIR,
-            schema: type = Config) -> DictConfig:
-    """Compose ``schema`` with ``conf_dir/config.yaml``, group choices, an experiment and key overrides.
-
-    ``conf_dir=None``: a command without groups (``key=value`` onto the schema's defaults only)."""
-    overrides = parse_overrides(argv or [])
-    available = groups(Path(conf_dir)) if conf_dir is not None else {}
-    cli_groups = {k: v for k, v in overrides if k in available}
-    cli_keys = [(k, v) for k, v in overrides if k not in available]
-
-    cfg = OmegaConf.structured(schema)
-    resume = dict(overrides).get("resume") if "resume" in cfg else None
-    if resume:
-        return _compose_resume(cfg, Path(str(resume)), cli_groups, cli_keys, schema)
-    if conf_dir is not None:
-        conf_dir = Path(conf_dir)
-        root = load_yaml_mapping(conf_dir / "config.yaml")
-        choices = dict(root.pop("defaults", {}) or {})
-        experiment = None
-        if "experiment" in cli_groups:
-            experiment = _load_option(conf_dir, "experiment", cli_groups.pop("experiment"), available)
-            choices.update(experiment.pop("defaults", {}) or {})
-        choices.update(cli_groups)
-        cfg = _merge(cfg, root, "conf/config.yaml", schema)
-        for group, option in choices.items():
-            if group not in available:
-                raise ConfigError(f"unknown config group '{group}'{_nearest(group, list(available))}")
-            data = _load_option(conf_dir, group, option, available)
-            cfg = _merge(cfg, {group: data}, f"conf/{group}/{option}.yaml", schema)
-        if experiment:
-            cfg = _merge(cfg, experiment, "the experiment", schema)
-    for key, value in cli_keys:
-        cfg = _merge(cfg, _nested(key, value), "the command line", schema)
-    return _finish(cfg, schema)
-
-
-def _compose_resume(cfg: DictConfig, run_dir: Path, cli_groups: dict, cli_keys: list, schema: type) -> DictConfig:
-    """The resolved config a run saved, with key overrides (e.g. ``trainer.max_epochs`` to extend it)."""
-    saved = run_dir / "config.yaml"
-    if not saved.is_file():
-        raise ConfigError(f"resume={run_dir}: no config.yaml there; pass the directory of a run")
-    if cli_groups:
-        raise ConfigError(f"resume={run_dir}: group choices ({', '.join(cli_groups)}) are fixed by the run; "
-                          f"override single keys instead")
-    cfg = _merge(cfg, load_yaml_mapping(saved), str(saved), schema)
-    for key, value in cli_keys:
-        cfg = _merge(cfg, _nested(key, value), "the command line", schema)
-    cfg.run_dir, cfg.resume = str(run_dir), str(run_dir)
-    return _finish(cfg, schema)
-
-
-def _load_option(conf_dir: Path, group: str, option: Any, available: dict) -> dict:
-    if str(option) not in available[group]:
-        raise ConfigError(f"{group}={option}: no such option{_nearest(str(option), available[group])}")
-    return load_yaml_mapping(conf_dir / group / f"{option}.yaml")
-
-
-def to_yaml(cfg: DictConfig) -> str:
-    return OmegaConf.to_yaml(cfg, resolve=True)
-
-
-def parse_cli(argv: list[str], doc: str, schema: type = Config, conf_dir: Path | None = CONF_DIR,
-              composer=None) -> DictConfig | None:
-    """The one command-line front end: ``--help`` prints :func:`usage`, ``--cfg`` the composed config
-    (both return None); otherwise the composed config. ``composer(argv)`` replaces :func:`compose`
-    for a command that completes its config further (``evaluate``'s data root)."""
-    if {"-h", "--help"} & set(argv):
-        print(usage(doc, schema, conf_dir))
-        return None
-    rest = [a for a in argv if a != "--cfg"]
-    cfg = composer(rest) if composer is not None else compose(rest, conf_dir, schema)
-    if len(rest) < len(argv):
-        print(to_yaml(cfg), end="")
-        return None
-    return cfg

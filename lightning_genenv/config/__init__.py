@@ -1,0 +1,55 @@
+"""Typed config schema and the one composer behind every command line.
+
+``train.py``, ``evaluate.py``, ``static_augment``, ``report`` and ``pools`` all parse their arguments
+here (:func:`parse_cli`), each with its own schema: ``--help`` lists groups, options and keys,
+``--cfg`` prints the composed config. The package, by job (each module's docstring says what it
+leaves out):
+
+- ``schema.py``: the dataclasses (every key, its type, default, description and checks), the
+  choice lists (``BENCHMARK_NAMES``, ``LOGGER_NAMES``, ``DTYPES``, ``NO_TRAIN_SPLIT``) and
+  :class:`ConfigError`;
+- ``describe.py``: a schema's leaf keys with the descriptions read from the dataclasses' comments;
+- ``composer.py``: ``conf/`` (:data:`CONF_DIR`), group choices, experiments and ``key=value``
+  overrides merged onto the schema, with one-line errors that name the nearest valid key;
+- ``cli.py``: ``--help`` (:func:`usage`) and ``--cfg`` around :func:`compose`.
+
+Every name is importable from ``lightning_genenv.config`` as before the split.
+"""
+
+from lightning_genenv.config.cli import parse_cli, usage
+from lightning_genenv.config.composer import (
+    ALIASES,
+    CONF_DIR,
+    compose,
+    groups,
+    load_yaml_mapping,
+    parse_overrides,
+    to_yaml,
+)
+from lightning_genenv.config.describe import Key, schema_keys
+from lightning_genenv.config.schema import (
+    BENCHMARK_NAMES,
+    DTYPES,
+    LOGGER_NAMES,
+    NO_TRAIN_SPLIT,
+    AgentConfig,
+    Config,
+    ConfigError,
+    CurriculumConfig,
+    DataConfig,
+    LoggerConfig,
+    LoraConfig,
+    ModelConfig,
+    RolloutConfig,
+    SimulatorConfig,
+    StrategyConfig,
+    TrainerConfig,
+    check,
+    check_file,
+)
+
+__all__ = ["ALIASES", "BENCHMARK_NAMES", "CONF_DIR", "DTYPES", "LOGGER_NAMES", "NO_TRAIN_SPLIT", "AgentConfig",
+           "Config", "ConfigError", "CurriculumConfig", "DataConfig", "Key", "LoggerConfig", "LoraConfig",
+           "ModelConfig", "RolloutConfig", "SimulatorConfig", "StrategyConfig", "TrainerConfig", "check",
+           "check_file", "compose", "groups", "load_yaml_mapping", "parse_cli", "parse_overrides", "schema_keys",
+           "to_yaml", "usage"]

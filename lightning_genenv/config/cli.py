@@ -1,0 +1,53 @@
+"""The one command-line front end of every command (:func:`parse_cli`): ``--help`` prints the command's
+docstring, the config groups with their options, and every key (:func:`usage`); ``--cfg`` prints the
+composed config; otherwise the composed config is returned.
+
+Deliberately left out: argparse-style flags beyond ``--help``/``-h`` and ``--cfg``; every other
+argument is ``key=value`` or ``group=option``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from omegaconf import DictConfig
+
+from lightning_genenv.config.composer import CONF_DIR, compose, groups, load_yaml_mapping, to_yaml
+from lightning_genenv.config.describe import _show, _type_name, schema_keys
+from lightning_genenv.config.schema import Config
+
+
+def usage(doc: str, schema: type = Config, conf_dir: Path | None = CONF_DIR) -> str:
+    """``--help``: the command's docstring, the config groups and their options, then every key."""
+    parts = [doc.strip(), ""]
+    if conf_dir is not None:
+        defaults = load_yaml_mapping(Path(conf_dir) / "config.yaml").get("defaults", {})
+        parts.append("config groups (group=option picks conf/<group>/<option>.yaml):")
+        for group, names in groups(conf_dir).items():
+            default = f" (default: {defaults[group]})" if group in defaults else ""
+            parts.append(f"  {group}: {', '.join(names)}{default}")
+        parts.append("")
+    keys = schema_keys(schema)
+    parts.append("keys (key=value; type, default, description):")
+    width = max(len(k.name) for k in keys)
+    for k in keys:
+        doc = f"  # {k.doc}" if k.doc else ""
+        parts.append(f"  {k.name:<{width}}  {_type_name(k.type)} = {_show(k.default)}{doc}")
+    parts.append("\n--cfg prints the composed config and exits; ??? marks a required key.")
+    return "\n".join(parts)
+
+
+def parse_cli(argv: list[str], doc: str, schema: type = Config, conf_dir: Path | None = CONF_DIR,
+              composer=None) -> DictConfig | None:
+    """The one command-line front end: ``--help`` prints :func:`usage`, ``--cfg`` the composed config
+    (both return None); otherwise the composed config. ``composer(argv)`` replaces :func:`compose`
+    for a command that completes its config further (``evaluate``'s data root)."""
+    if {"-h", "--help"} & set(argv):
+        print(usage(doc, schema, conf_dir))
+        return None
+    rest = [a for a in argv if a != "--cfg"]
+    cfg = composer(rest) if composer is not None else compose(rest, conf_dir, schema)
+    if len(rest) < len(argv):
+        print(to_yaml(cfg), end="")
+        return None
+    return cfg

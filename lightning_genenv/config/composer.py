@@ -1,0 +1,223 @@
+"""Composing a config: Hydra's command-line grammar onto a structured schema, errors made one line.
+
+``conf/config.yaml`` has a ``defaults`` list naming one option per group; ``group=option`` picks
+another file from ``conf/<group>/``; ``experiment=<name>`` applies ``conf/experiment/<name>.yaml`` (its
+own ``defaults`` select groups, the rest overrides keys); ``key.sub=value`` sets a key last;
+``resume=<run_dir>`` starts from the config that run saved. OmegaConf's merge onto the structured
+schema rejects unknown keys and wrong types; each error is one line that names the key and the nearest
+valid one (:class:`ConfigError`). After merging, required (``???``) keys are checked, then every
+group's ``__post_init__``.
+
+Deliberately left out: Hydra's multirun sweeps, interpolation resolvers beyond OmegaConf's
+built-ins, and ``+key=`` additions (every key must exist in the schema).
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import typing
+import warnings
+from pathlib import Path
+from typing import Any
+
+import yaml
+from omegaconf import MISSING, DictConfig, OmegaConf
+from omegaconf.errors import ConfigKeyError, OmegaConfBaseException, ValidationError
+
+from lightning_genenv.config.describe import Key, _choices, _type_name, schema_keys
+from lightning_genenv.config.schema import Config, ConfigError
+
+# An installed package holds conf/ as lightning_genenv/conf (pyproject's package-dir); a checkout has it
+# at the top of the repository.
+_PACKAGE = Path(__file__).resolve().parent.parent
+CONF_DIR = _PACKAGE / "conf" if (_PACKAGE / "conf").is_dir() else _PACKAGE.parent / "conf"
+
+# Old key names, still accepted with a deprecation note: old -> current (TRL renamed them).
+ALIASES = {"rollout.vllm_importance_sampling_cap": "rollout.vllm_importance_sampling_clip_max"}
+
+
+def _nearest(word: str, options: list[str]) -> str:
+    match = difflib.get_close_matches(word, options, n=1, cutoff=0.4)
+    return f"; did you mean '{match[0]}'?" if match else f"; valid: {', '.join(sorted(options)[:12])}"
+
+
+def load_yaml_mapping(path: Path) -> dict:
+    """A YAML file that must hold a mapping; a one-line :class:`ConfigError` otherwise."""
+    try:
+        data = yaml.safe_load(path.read_text()) or {}
+    except yaml.YAMLError as e:
+        raise ConfigError(f"{path}: not valid YAML ({str(e).splitlines()[0]})") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: must be a mapping of keys")
+    return data
+
+
+def groups(conf_dir: Path = CONF_DIR) -> dict[str, list[str]]:
+    """Every config group in ``conf_dir`` and its options."""
+    return {d.name: sorted(p.stem for p in d.glob("*.yaml"))
+            for d in sorted(Path(conf_dir).iterdir()) if d.is_dir()}
+
+
+def _nested(key: str, value: Any) -> dict:
+    """``a.b.c``, ``v`` -> ``{a: {b: {c: v}}}``."""
+    for part in reversed(key.split(".")):
+        value = {part: value}
+    return value
+
+
+def _get(data: Any, key: str) -> Any:
+    """The value at dotted ``key`` in nested dicts (None where there is none)."""
+    for part in key.split("."):
+        data = data.get(part) if isinstance(data, dict) else None
+    return data
+
+
+def _required(data: dict, prefix: str = "") -> list[str]:
+    """The keys that ``data`` marks ``???`` (required: the user must set them)."""
+    out = []
+    for k, v in data.items():
+        if isinstance(v, dict):
+            out += _required(v, f"{prefix}{k}.")
+        elif v == MISSING:
+            out.append(f"{prefix}{k}")
+    return out
+
+
+def _renamed(data: dict, where: str) -> dict:
+    """``data`` with deprecated key names (:data:`ALIASES`) moved to their current names, with a note."""
+    for old, new in ALIASES.items():
+        *path, leaf = old.split(".")
+        node = data
+        for part in path:
+            node = node.get(part) if isinstance(node, dict) else None
+        if isinstance(node, dict) and leaf in node:
+            warnings.warn(f"{old} (from {where}) is deprecated: it is now {new}", FutureWarning, stacklevel=3)
+            node[new.rsplit(".", 1)[1]] = node.pop(leaf)
+    return data
+
+
+def _merge(cfg: DictConfig, data: dict, where: str, schema: type) -> DictConfig:
+    """OmegaConf's merge of ``data`` onto ``cfg``, its errors made one line that names the key."""
+    data = _renamed(data, where)
+    try:
+        merged = OmegaConf.merge(cfg, data)
+        for key in _required(data):  # merge keeps a value that the source marks ???; the source means "required"
+            OmegaConf.update(merged, key, MISSING)
+        return merged
+    except ConfigKeyError as e:
+        key, node = e.full_key or str(e.key), _get(data, e.full_key or str(e.key))
+        while isinstance(node, dict) and len(node) == 1:  # the whole key as written: agnt.beta, not agnt
+            (sub, node), = node.items()
+            key = f"{key}.{sub}"
+        valid = [k.name for k in schema_keys(schema)] + sorted({k.name.rsplit(".", 1)[0] for k in schema_keys(schema)})
+        raise ConfigError(f"unknown config key '{key}' (from {where}){_nearest(key, valid)}") from None
+    except (ValidationError, OmegaConfBaseException) as e:
+        key, msg = e.full_key, str(e).splitlines()[0]
+        if not key:
+            raise ConfigError(f"{where}: {msg}") from None
+        key = re.sub(r"\[\d+\]$", "", key)  # an item of a list: name the list
+        value = _get(data, key)
+        tp = {k.name: k.type for k in schema_keys(schema)}.get(key)
+        if typing.get_origin(tp) is list and _choices(typing.get_args(tp)[0]):
+            tp = typing.get_args(tp)[0]
+        choices = [str(c) for c in _choices(tp)]
+        if choices:
+            close = difflib.get_close_matches(str(value), choices, n=1, cutoff=0.6)
+            raise ConfigError(f"{key}={value!r} (from {where}): must be one of {', '.join(choices)}"
+                              + (f"; did you mean '{close[0]}'?" if close else "")) from None
+        expected = _type_name(tp) if tp is not None else "another type"
+        raise ConfigError(f"{key}={value!r} (from {where}): wrong type, expected {expected} ({msg})") from None
+
+
+def parse_overrides(argv: list[str]) -> list[tuple[str, Any]]:
+    """``key=value`` pairs from the command line; values are parsed as YAML scalars or lists."""
+    pairs = []
+    for arg in argv:
+        if "=" not in arg or arg.startswith("="):
+            raise ConfigError(f"bad argument '{arg}': expected key=value or group=option")
+        key, raw = arg.split("=", 1)
+        try:
+            value = yaml.safe_load(raw) if raw != "" else ""
+        except yaml.YAMLError:
+            value = raw
+        pairs.append((key.strip(), value))
+    return pairs
+
+
+def _missing(cfg: DictConfig, schema: type) -> list[Key]:
+    missing = OmegaConf.missing_keys(cfg)
+    return [k for k in schema_keys(schema) if k.name in missing] if missing else []
+
+
+def _finish(cfg: DictConfig, schema: type) -> DictConfig:
+    """Refuse unset required keys, then run every group's checks (``__post_init__``) on the merged values."""
+    missing = _missing(cfg, schema)
+    if missing:
+        choices = _choices(missing[0].type)
+        hint = f", one of {', '.join(map(str, choices))}" if choices else ""
+        raise ConfigError(f"required config key{'s' if len(missing) > 1 else ''} not set: "
+                          f"{', '.join(k.name for k in missing)} (pass {missing[0].name}=...{hint})")
+    OmegaConf.to_object(cfg)  # builds the dataclasses: their __post_init__ checks raise ConfigError
+    return cfg
+
+
+def compose(argv: list[str] | None = None, conf_dir: Path | str | None = CONF_DIR,
+            schema: type = Config) -> DictConfig:
+    """Compose ``schema`` with ``conf_dir/config.yaml``, group choices, an experiment and key overrides.
+
+    ``conf_dir=None``: a command without groups (``key=value`` onto the schema's defaults only)."""
+    overrides = parse_overrides(argv or [])
+    available = groups(Path(conf_dir)) if conf_dir is not None else {}
+    cli_groups = {k: v for k, v in overrides if k in available}
+    cli_keys = [(k, v) for k, v in overrides if k not in available]
+
+    cfg = OmegaConf.structured(schema)
+    resume = dict(overrides).get("resume") if "resume" in cfg else None
+    if resume:
+        return _compose_resume(cfg, Path(str(resume)), cli_groups, cli_keys, schema)
+    if conf_dir is not None:
+        conf_dir = Path(conf_dir)
+        root = load_yaml_mapping(conf_dir / "config.yaml")
+        choices = dict(root.pop("defaults", {}) or {})
+        experiment = None
+        if "experiment" in cli_groups:
+            experiment = _load_option(conf_dir, "experiment", cli_groups.pop("experiment"), available)
+            choices.update(experiment.pop("defaults", {}) or {})
+        choices.update(cli_groups)
+        cfg = _merge(cfg, root, "conf/config.yaml", schema)
+        for group, option in choices.items():
+            if group not in available:
+                raise ConfigError(f"unknown config group '{group}'{_nearest(group, list(available))}")
+            data = _load_option(conf_dir, group, option, available)
+            cfg = _merge(cfg, {group: data}, f"conf/{group}/{option}.yaml", schema)
+        if experiment:
+            cfg = _merge(cfg, experiment, "the experiment", schema)
+    for key, value in cli_keys:
+        cfg = _merge(cfg, _nested(key, value), "the command line", schema)
+    return _finish(cfg, schema)
+
+
+def _compose_resume(cfg: DictConfig, run_dir: Path, cli_groups: dict, cli_keys: list, schema: type) -> DictConfig:
+    """The resolved config a run saved, with key overrides (e.g. ``trainer.max_epochs`` to extend it)."""
+    saved = run_dir / "config.yaml"
+    if not saved.is_file():
+        raise ConfigError(f"resume={run_dir}: no config.yaml there; pass the directory of a run")
+    if cli_groups:
+        raise ConfigError(f"resume={run_dir}: group choices ({', '.join(cli_groups)}) are fixed by the run; "
+                          f"override single keys instead")
+    cfg = _merge(cfg, load_yaml_mapping(saved), str(saved), schema)
+    for key, value in cli_keys:
+        cfg = _merge(cfg, _nested(key, value), "the command line", schema)
+    cfg.run_dir, cfg.resume = str(run_dir), str(run_dir)
+    return _finish(cfg, schema)
+
+
+def _load_option(conf_dir: Path, group: str, option: Any, available: dict) -> dict:
+    if str(option) not in available[group]:
+        raise ConfigError(f"{group}={option}: no such option{_nearest(str(option), available[group])}")
+    return load_yaml_mapping(conf_dir / group / f"{option}.yaml")
+
+
+def to_yaml(cfg: DictConfig) -> str:
+    return OmegaConf.to_yaml(cfg, resolve=True)

@@ -1,0 +1,63 @@
+"""The command line: ``python -m lightning_genenv.report runs=[<run_dir>,...] [out=DIR] [alpha=A] [band=B]``.
+
+:func:`make_report` checks every path, reads the runs, groups them, and writes the plots and
+``report.md``; :func:`main` parses the arguments with the shared composer (``--help``: the package's
+docstring and the keys; ``--cfg``: the parsed keys) and turns every input problem into a one-line error.
+
+Deliberately left out: config groups (the report's keys are plain ``key=value``), and any output
+but the files (the console gets one line naming ``report.md``).
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional
+
+from omegaconf import MISSING
+
+from lightning_genenv.config import ConfigError, parse_cli
+from lightning_genenv.report.groups import group_runs
+from lightning_genenv.report.markdown import write_markdown
+from lightning_genenv.report.plots import plot_all
+from lightning_genenv.report.runs import ReportError, check_run_dir, label_runs, load_run
+
+
+def make_report(run_dirs: list[str | Path], out: str | Path | None = None, alpha: float | None = None,
+                band: float | None = None) -> Path:
+    """Write the plots and ``report.md``; returns the output directory."""
+    if not run_dirs:
+        raise ReportError("give at least one run directory")
+    for p in run_dirs:  # every path is checked before any is read
+        check_run_dir(p)
+    runs = [load_run(p) for p in run_dirs]
+    label_runs(runs)
+    groups = group_runs(runs, alpha, band)
+    out = Path(out) if out is not None else (Path(run_dirs[0]) / "report" if len(run_dirs) == 1 else Path("report"))
+    out.mkdir(parents=True, exist_ok=True)
+    plots = plot_all(groups, out)
+    write_markdown(groups, runs, out, plots)
+    return out
+
+
+@dataclass
+class ReportConfig:
+    runs: list[str] = MISSING  # run directories written by train.py, e.g. runs=[runs/a,runs/b]
+    out: Optional[str] = None  # output directory; None: <run_dir>/report for one run, else ./report
+    alpha: Optional[float] = None  # target p-hat for the shading; None: each run's curriculum.alpha
+    band: Optional[float] = None  # half-width of the band around alpha; None: curriculum.band, or 0.1 if null
+
+
+def main(argv: list[str] | None = None) -> Path | None:
+    try:
+        doc = importlib.import_module(__package__).__doc__  # the package's docstring is the command's
+        cfg = parse_cli(sys.argv[1:] if argv is None else argv, doc, ReportConfig, conf_dir=None)
+        if cfg is None:
+            return None
+        out = make_report(list(cfg.runs), cfg.out, cfg.alpha, cfg.band)
+    except (ConfigError, ReportError) as e:
+        sys.exit(f"error: {e}")
+    print(f"report: {out / 'report.md'}")
+    return out
