@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from lightning_genenv.metrics import mean  # also imported from here by the benchmark modules
 from lightning_genenv.tasks import iter_jsonl
 
 Message = dict[str, str]
@@ -98,10 +99,6 @@ def read_jsonl(path: Path, skipped: Counter) -> list[dict]:
 
 
 # ----------------------------------------------------------------------------- metrics
-
-
-def mean(values: list[float]) -> float:
-    return sum(values) / len(values) if values else 0.0
 
 
 def grouped_mean(items: list[BenchItem], results: list[ItemResult], key: str) -> dict[str, float]:
