@@ -28,7 +28,7 @@ class SimulatorUpdates:
         self.ckpt_dir = ckpt_dir
         self.batch_size = batch_size
         self.epochs = 0  # updates so far
-        self._resume: Path | None = None  # the checkpoint to restore at fit start, once
+        self._resume: Path | None = None  # the checkpoint to restore at the agent's train start, once
 
     def loader(self, records: list[SimRecord], batch_size: int) -> DataLoader:
         pad_id = self.sim.tokenizer.pad_token_id
@@ -57,7 +57,7 @@ class SimulatorUpdates:
             self.checkpoint(self.epochs - 2).unlink(missing_ok=True)
 
     def resume_from(self, epochs: int) -> None:
-        """The agent's checkpoint says the simulator had ``epochs`` updates: restore that one at fit start."""
+        """The agent's checkpoint says the simulator had ``epochs`` updates: restore that one at train start."""
         self.epochs = epochs
         if self.sim is None or not epochs:
             return
