@@ -46,6 +46,7 @@ import torch  # noqa: E402
 
 from lightning_genenv.config import compose  # noqa: E402
 from lightning_genenv.data import GenEnvDataModule  # noqa: E402
+from lightning_genenv.layout import BatchLayout  # noqa: E402
 from lightning_genenv.models import load_causal_lm  # noqa: E402
 from lightning_genenv.prompts import agent_messages  # noqa: E402
 from lightning_genenv.rewards import agent_reward  # noqa: E402
@@ -55,9 +56,10 @@ EXPERIMENT = "experiment=base_grpo"
 
 
 def optimizer_steps(cfg) -> int:
-    """Our optimizer steps over the whole run, for ``curriculum=none`` (every epoch: tasks_per_epoch groups)."""
-    a, t = cfg.agent, cfg.trainer
-    return t.max_epochs * a.num_iterations * cfg.data.tasks_per_epoch // (a.groups_per_step * t.accumulate_grad_batches)
+    """Our optimizer steps over the whole run, for ``curriculum=none`` (every epoch: tasks_per_epoch
+    groups), counted as ``train.py`` counts them for the learning-rate schedule (one process)."""
+    layout = BatchLayout.from_config(cfg.data, cfg.agent, cfg.trainer.accumulate_grad_batches)
+    return cfg.trainer.max_epochs * layout.optimizer_steps_per_epoch
 
 
 def grpo_config(cfg, out_dir: Path):
