@@ -19,15 +19,20 @@ Composes ``experiment=base_grpo`` plus the overrides with our own config compose
   ``trainer.max_epochs x agent.num_iterations x data.tasks_per_epoch / (groups_per_step x accumulate)``.
 
 Held-out tasks (our data module's validation set) are scored before and after training through our
-own ``AgentModule.evaluate`` on a transformers engine: greedy (``val/score``) and
-``agent.val_num_generations`` samples at the training temperature (``val/reward_mean``).
+own ``AgentModule.evaluate``: greedy (``val/score``) and ``agent.val_num_generations`` samples at the
+training temperature (``val/reward_mean``), on the engine ``rollout.backend`` resolves to, as
+``train.py`` resolves it (vLLM when it can run the model, so it scores TRL's model as our run's
+validation scores ours). Both evaluations run after ``trainer.train()``, so that vLLM's engine (which
+initializes ``torch.distributed``) never exists while TRL trains; "before" is the trained model with
+its LoRA adapter disabled, which is the initial model (with full fine-tuning: the initial weights,
+kept aside and loaded back for it).
 
 ``DIR/trl_grpo.json`` gets TRL's reward curve (``log_history``'s ``reward``: TRL logs it once per
 generation batch, i.e. once per epoch of ours), both held-out scores and the wall times.
 ``--ours RUN_DIR`` reads our run (``tb/agent``, ``summary.json``) and writes a side-by-side markdown
 table to ``DIR/comparison.md`` (and stdout).
 
-Deliberately left out: vLLM generation and GPUs (the comparison is CPU-only, like CI), and the order
+Deliberately left out: vLLM generation for TRL's training, GPUs (the comparison is CPU-only, like CI), and the order
 of tasks: we draw ``tasks_per_epoch`` base tasks per epoch at random, TRL walks a shuffled dataset.
 """
 
@@ -132,21 +137,33 @@ def reward_function(tasks: list, subset_match: bool):
     return agent_reward_fn
 
 
-def evaluate(model, tokenizer, cfg, dm: GenEnvDataModule) -> dict[str, float]:
-    """Our validation (``AgentModule.evaluate``) on the held-out tasks, with a transformers engine."""
+def eval_backend(cfg, model) -> str:
+    from lightning_genenv.rollout import choose_backend, describe
+
+    return choose_backend(cfg.rollout.backend, [describe(model)])[0]
+
+
+def evaluator(model, tokenizer, cfg, dm: GenEnvDataModule):
+    """A function that runs our validation (``AgentModule.evaluate``) on the held-out tasks with the
+    current weights of ``model``, through one engine of the backend ``rollout.backend`` resolves to."""
     from lightning_genenv.agent import AgentModule
-    from lightning_genenv.rollout import HFEngine
+    from lightning_genenv.rollout import build_engine
     from lightning_genenv.rollout.players import Rollouts
 
     from omegaconf import OmegaConf
 
-    torch.manual_seed(cfg.seed)
+    engine = build_engine(eval_backend(cfg, model), model, tokenizer, cfg.rollout.batch_size, False, cfg.rollout)
     no_reference = OmegaConf.merge(cfg.agent, {"beta": 0.0})  # evaluation needs no reference model (copy)
-    engine = HFEngine(model, tokenizer, batch_size=cfg.rollout.batch_size, progress=False)
     agent = AgentModule(model, tokenizer, no_reference, rollouts=Rollouts.of(engine),
                         shots_for=lambda task: dm.family_examples(task, cfg.agent.num_shots))
-    metrics, _ = agent.evaluate(dm.val)
-    return metrics
+
+    def evaluate() -> dict[str, float]:
+        torch.manual_seed(cfg.seed)
+        engine.sync()  # the weights (or the adapter's switch) may have changed since the last call
+        metrics, _ = agent.evaluate(dm.val)
+        return metrics
+
+    return evaluate
 
 
 def run(cfg, out_dir: str | Path) -> dict:
@@ -161,21 +178,31 @@ def run(cfg, out_dir: str | Path) -> dict:
     model, tokenizer = load_causal_lm(cfg.model.agent, cfg.model.dtype, None, cfg.model.gradient_checkpointing,
                                       cfg.model.cache_dir)
     dm = data_module(cfg, tokenizer)
-    times = {}
-    t0 = time.perf_counter()
-    before = evaluate(model, tokenizer, cfg, dm)
-    times["eval_before"] = time.perf_counter() - t0
+    times, lora = {}, lora_config(cfg.model)
+    # full fine-tuning changes the model in place: keep its initial weights to score after training
+    initial = None if lora else {k: v.detach().clone() for k, v in model.state_dict().items()}
 
     args = grpo_config(cfg, out_dir)
     trainer = GRPOTrainer(model=model, reward_funcs=reward_function(dm.base, cfg.agent.subset_match), args=args,
                           train_dataset=prompt_dataset(dm, tokenizer, cfg.agent.num_shots),
-                          processing_class=tokenizer, peft_config=lora_config(cfg.model))
+                          processing_class=tokenizer, peft_config=lora)
     t0 = time.perf_counter()
     trainer.train()
     times["train"] = time.perf_counter() - t0
 
+    evaluate = evaluator(trainer.model, tokenizer, cfg, dm)
     t0 = time.perf_counter()
-    after = evaluate(trainer.model, tokenizer, cfg, dm)
+    if initial is None:  # the initial model is the trained one with its adapter off
+        with trainer.model.disable_adapter():
+            before = evaluate()
+    else:
+        trained = {k: v.detach().clone() for k, v in model.state_dict().items()}
+        model.load_state_dict(initial)
+        before = evaluate()
+        model.load_state_dict(trained)
+    times["eval_before"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    after = evaluate()
     times["eval_after"] = time.perf_counter() - t0
     times["total"] = time.perf_counter() - start
     history = trainer.state.log_history
@@ -186,7 +213,7 @@ def run(cfg, out_dir: str | Path) -> dict:
             "num_iterations", "temperature", "top_p", "max_completion_length", "mask_truncated_completions",
             "per_device_train_batch_size", "gradient_accumulation_steps", "steps_per_generation",
             "generation_batch_size", "max_steps", "max_grad_norm", "seed")},
-        "model": cfg.model.agent, "lora": bool(cfg.model.lora.enabled),
+        "model": cfg.model.agent, "lora": bool(cfg.model.lora.enabled), "eval_backend": eval_backend(cfg, model),
         "train_tasks": len(dm.base), "held_out_tasks": len(dm.val),
         "reward_curve": [{"step": h["step"], "reward": h["reward"], "reward_std": h.get("reward_std")}
                          for h in history if "reward" in h],

@@ -90,6 +90,7 @@ def test_trl_trains_and_reports(tmp_path, monkeypatch):
         assert 0.0 <= held["val/score"] <= 1.0 and 0.0 <= held["val/reward_mean"] <= 1.0
     assert set(result["wall_time_s"]) == {"eval_before", "train", "eval_after", "total"}
     assert result["held_out_tasks"] == 3
+    assert result["eval_backend"] == "hf"  # the tiny model's head size is under vLLM's CPU minimum
 
     fake_ours = {"reward_by_epoch": [0.5], "steps": steps, "held_out": {"val/score": {"before": 0.0, "after": 0.5}},
                  "wall_time_s": 10.0}
