@@ -5,12 +5,22 @@ the curriculum filter), weighted by ``w_i ∝ exp(R_env,i / lam)`` (self-normali
 set to mean 1, computed by the callback), plus ``kl_coef`` times the k3 KL to the frozen initial
 simulator on the same tokens (:func:`lightning_genenv.losses.rwr_loss`).
 
-The KL cap: before each step the batch's KL to the initial simulator is measured; once it
-exceeds ``kl_max`` the step is skipped and the rest of the epoch's simulator steps are skipped too
-(``on_train_batch_start`` returns -1). The next epoch starts again.
+The KL cap (``kl_max``), a trust region on the KL to the initial simulator, measured on each step's
+batch (the k3 estimate :func:`~lightning_genenv.losses.rwr_loss` reports):
+
+* before the step: once it exceeds ``kl_max`` the step is skipped and the rest of the epoch's
+  simulator steps too (``on_train_batch_start`` returns -1);
+* after the step, on the same batch: a step that took it over ``kl_max`` is undone (the trainable
+  weights copied back from before the step) and the rest of the epoch is skipped. So no step ends
+  over the cap on its own batch, and ``last_kl`` (``sim/kl_to_initial``) is the KL of the weights
+  the epoch ends with, on the last batch measured.
+
+The next epoch starts again. The check costs one forward pass per step, and a copy of the trainable
+weights (the LoRA adapter, or with full fine-tuning the whole model, on its device).
 
 Deliberately left out: negative weights for invalid generations (RWR only re-weights what it
-imitates; invalid ones get ``R_env = 0`` and are not imitated) and a learned baseline.
+imitates; invalid ones get ``R_env = 0`` and are not imitated), a learned baseline, and undoing
+Adam's moments with an undone step (they keep its gradient).
 """
 
 from __future__ import annotations
@@ -32,7 +42,9 @@ class SimulatorModule(PolicyModule):
         self.cfg = cfg
         self.kl_exceeded = False
         self.steps_this_epoch = 0
+        self.steps_undone = 0  # in total: steps that took the KL over kl_max
         self.last_kl = 0.0
+        self._step_batch: tuple[dict, torch.Tensor] | None = None  # (batch, initial log-probs) of this step
 
     def on_train_epoch_start(self) -> None:
         self.kl_exceeded = False
@@ -47,13 +59,49 @@ class SimulatorModule(PolicyModule):
         loss, metrics = rwr_loss(logp, batch["completion_mask"], batch["weights"].to(logp),
                                  init_logp=init, kl_coef=self.cfg.kl_coef)
         self.last_kl = float(metrics["kl"])
+        self._step_batch = (batch, init)
         n = batch["completion_ids"].size(0)
         log = {"sim/loss": loss.detach(), "sim/nll": metrics["nll"], "sim/kl": metrics["kl"],
                "sim/weight_max": batch["weights"].max()}
         if self.last_kl > self.cfg.kl_max:
             self.kl_exceeded = True
+            self._step_batch = None
             self.log_dict({**log, "sim/kl_cap_hit": 1.0}, on_step=True, on_epoch=False, batch_size=n)
             return None  # skip this step; on_train_batch_start skips the rest of the epoch
         self.steps_this_epoch += 1
         self.log_dict({**log, "sim/kl_cap_hit": 0.0}, on_step=True, on_epoch=False, batch_size=n)
         return loss
+
+    def optimizer_step(self, epoch, batch_idx, optimizer, optimizer_closure=None) -> None:
+        """The step (:meth:`PolicyModule.optimizer_step`), then the KL on its batch again: over
+        ``kl_max`` (on any rank), the step is undone and the rest of the epoch skipped."""
+        before = [p.detach().clone() for p in self.trainable_parameters()]
+        super().optimizer_step(epoch, batch_idx, optimizer, optimizer_closure)
+        if self._step_batch is None:  # the step was skipped before it was taken
+            return
+        batch, init = self._step_batch
+        self._step_batch = None
+        with torch.no_grad():
+            logp = self.logprobs(batch)
+            _, metrics = rwr_loss(logp, batch["completion_mask"], batch["weights"].to(logp), init_logp=init)
+        kl = float(metrics["kl"])
+        if not self.trainer.strategy.reduce_boolean_decision(kl > self.cfg.kl_max, all=False):
+            self.last_kl = kl
+            self.log("sim/kl_after_step", kl, on_step=True, on_epoch=False, batch_size=logp.size(0))
+            return
+        with torch.no_grad():
+            for p, old in zip(self.trainable_parameters(), before):
+                p.copy_(old)
+        self.kl_exceeded = True
+        self.steps_this_epoch -= 1
+        self.steps_undone += 1
+        self.log_dict({"sim/kl_after_step": kl, "sim/steps_undone": float(self.steps_undone)},
+                      on_step=True, on_epoch=False, batch_size=logp.size(0))
+
+    def on_save_checkpoint(self, checkpoint: dict) -> None:
+        super().on_save_checkpoint(checkpoint)
+        checkpoint["steps_undone"] = self.steps_undone
+
+    def on_load_checkpoint(self, checkpoint: dict) -> None:
+        super().on_load_checkpoint(checkpoint)
+        self.steps_undone = checkpoint.get("steps_undone", 0)

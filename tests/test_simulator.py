@@ -1,7 +1,9 @@
-"""The simulator's LightningModule on the tiny model: the KL cap."""
+"""The simulator's LightningModule on the tiny model: the KL cap, before and after each step."""
 
+import lightning as L
 import pytest
 import torch
+from torch.utils.data import DataLoader
 
 from lightning_genenv.config import compose
 from lightning_genenv.data import SimRecord, collate_generations
@@ -26,3 +28,36 @@ def test_simulator_kl_cap_skips_the_rest_of_the_epoch(tiny_dir):
     assert sim.kl_exceeded and sim.on_train_batch_start(batch, 2) == -1
     sim.on_train_epoch_start()
     assert sim.on_train_batch_start(batch, 0) is None
+
+
+def _fit_one_epoch(tiny_dir, kl_max: float):
+    """One epoch of RWR (two steps on the same batch, lr 0.05) through a real Lightning trainer."""
+    torch.manual_seed(0)
+    model, tok = load_causal_lm(tiny_dir)
+    cfg = compose(["model=tiny", f"simulator.kl_max={kl_max}", "simulator.learning_rate=0.05"]).simulator
+    sim = SimulatorModule(model, tok, cfg)
+    records = [SimRecord([5, 6], [7, 8, 9], 1.5), SimRecord([5], [10], 0.5)]
+    loader = DataLoader([records, records], batch_size=None,
+                        collate_fn=lambda r: collate_generations(r, tok.pad_token_id))
+    initial = [p.detach().clone() for p in sim.trainable_parameters()]
+    trainer = L.Trainer(max_epochs=1, accelerator="cpu", logger=False, enable_checkpointing=False,
+                        enable_progress_bar=False, enable_model_summary=False)
+    trainer.fit(sim, loader)
+    moved = any(not torch.equal(a, b) for a, b in zip(initial, sim.trainable_parameters()))
+    return sim, moved, trainer
+
+
+def test_a_step_that_crosses_kl_max_is_undone(tiny_dir):
+    sim, moved, trainer = _fit_one_epoch(tiny_dir, kl_max=1e-4)
+    # the first step starts at KL 0 and ends over the cap: undone, the epoch's second step skipped
+    assert not moved and sim.steps_undone == 1 and sim.steps_this_epoch == 0 and sim.kl_exceeded
+    assert sim.last_kl == pytest.approx(0.0, abs=1e-6)  # the weights the epoch ends with: the initial ones
+    assert trainer.callback_metrics["sim/kl_after_step"] > 1e-4
+
+
+def test_steps_under_kl_max_are_kept(tiny_dir):
+    sim, moved, trainer = _fit_one_epoch(tiny_dir, kl_max=100.0)
+    assert moved and sim.steps_undone == 0 and sim.steps_this_epoch == 2 and not sim.kl_exceeded
+    # last_kl is measured after the last step, on its batch: the KL the epoch ends with
+    assert sim.last_kl == pytest.approx(float(trainer.callback_metrics["sim/kl_after_step"]), rel=1e-5)
+    assert 0.0 < sim.last_kl < 100.0

@@ -119,7 +119,7 @@ class SimulatorConfig:
     weight_decay: float = 0.0  # AdamW weight decay
     lam: float = 1.0  # RWR temperature: w ∝ exp(R_env / lam), self-normalized over the epoch's generations
     kl_coef: float = 0.1  # weight of the KL to the initial simulator
-    kl_max: float = 0.5  # stop the epoch's simulator steps once KL to the initial simulator exceeds it
+    kl_max: float = 0.5  # trust region on KL to the initial simulator: a crossing step is undone, the epoch ends
     temperature: float = 0.7  # below 1: a small simulator writes far fewer malformed tasks
     top_p: float = 0.95  # nucleus sampling
     max_completion_length: int = 96  # tokens per written task
