@@ -15,7 +15,8 @@ Composes ``experiment=base_grpo`` plus the overrides with our own config compose
   gradient clipped at ``trainer.gradient_clip_val``;
 * batches: ``agent.groups_per_step`` groups per micro-batch, ``trainer.accumulate_grad_batches`` per
   optimizer step, and one generation batch of ``data.tasks_per_epoch`` groups spanning several
-  optimizer steps (TRL's ``steps_per_generation``), as one of our epochs does; optimizer steps:
+  optimizer steps (TRL's ``steps_per_generation``), as one of our epochs does (``--steps-per-generation``
+  sets fewer: see below); optimizer steps:
   ``trainer.max_epochs x agent.num_iterations x data.tasks_per_epoch / (groups_per_step x accumulate)``.
 
 Held-out tasks (our data module's validation set) are scored before and after training through our
@@ -31,6 +32,12 @@ kept aside and loaded back for it).
 generation batch, i.e. once per epoch of ours), both held-out scores and the wall times.
 ``--ours RUN_DIR`` reads our run (``tb/agent``, ``summary.json``) and writes a side-by-side markdown
 table to ``DIR/comparison.md`` (and stdout).
+
+Memory: TRL generates a whole generation batch in one transformers ``generate`` call, so one epoch
+of ours (16 tasks x 8 = 128 completions of prompts of ~600 tokens) holds an fp32 KV cache of more than
+10 GB and the process passed 15.8 GB on the 24 GB machine beside another run (killed).
+``--steps-per-generation 1`` makes TRL sample each micro-batch's groups right before it
+(on-policy, 16 completions at a time): the same tasks, samples and steps, less stale than ours.
 
 Deliberately left out: vLLM generation for TRL's training, GPUs (the comparison is CPU-only, like CI), and the order
 of tasks: we draw ``tasks_per_epoch`` base tasks per epoch at random, TRL walks a shuffled dataset.
@@ -67,8 +74,8 @@ def optimizer_steps(cfg) -> int:
     return cfg.trainer.max_epochs * layout.optimizer_steps_per_epoch
 
 
-def grpo_config(cfg, out_dir: Path):
-    """TRL's ``GRPOConfig`` with our settings."""
+def grpo_config(cfg, out_dir: Path, steps_per_generation: int | None = None):
+    """TRL's ``GRPOConfig`` with our settings; ``steps_per_generation`` defaults to one epoch of ours."""
     from trl import GRPOConfig
 
     a, t = cfg.agent, cfg.trainer
@@ -82,7 +89,7 @@ def grpo_config(cfg, out_dir: Path):
         # batches: one micro-batch = groups_per_step groups; one generation batch = one epoch of ours
         per_device_train_batch_size=a.groups_per_step * a.num_generations,
         gradient_accumulation_steps=t.accumulate_grad_batches,
-        steps_per_generation=cfg.data.tasks_per_epoch // a.groups_per_step,
+        steps_per_generation=steps_per_generation or cfg.data.tasks_per_epoch // a.groups_per_step,
         max_steps=optimizer_steps(cfg),
         # GRPO, under the same names
         num_generations=a.num_generations, num_iterations=a.num_iterations, beta=a.beta, epsilon=a.epsilon,
@@ -166,7 +173,7 @@ def evaluator(model, tokenizer, cfg, dm: GenEnvDataModule):
     return evaluate
 
 
-def run(cfg, out_dir: str | Path) -> dict:
+def run(cfg, out_dir: str | Path, steps_per_generation: int | None = None) -> dict:
     """Train with TRL on ``cfg`` (composed as for ``train.py``); write and return the results."""
     from transformers import set_seed
     from trl import GRPOTrainer
@@ -182,7 +189,7 @@ def run(cfg, out_dir: str | Path) -> dict:
     # full fine-tuning changes the model in place: keep its initial weights to score after training
     initial = None if lora else {k: v.detach().clone() for k, v in model.state_dict().items()}
 
-    args = grpo_config(cfg, out_dir)
+    args = grpo_config(cfg, out_dir, steps_per_generation)
     trainer = GRPOTrainer(model=model, reward_funcs=reward_function(dm.base, cfg.agent.subset_match), args=args,
                           train_dataset=prompt_dataset(dm, tokenizer, cfg.agent.num_shots),
                           processing_class=tokenizer, peft_config=lora)
@@ -254,13 +261,16 @@ def _num(x) -> str:
 
 
 def markdown(trl: dict, ours: dict, epochs: int) -> str:
-    spg = trl["optimizer_steps"]["expected"] // epochs  # optimizer steps per generation batch (epoch)
-    lines = ["| epoch (generation batch) | optimizer steps | TRL reward | our reward |", "|---|---|---|---|"]
-    curve = trl["reward_curve"]
+    spe = trl["optimizer_steps"]["expected"] // epochs  # optimizer steps per epoch of ours
+    lines = ["| epoch of ours | optimizer steps | TRL reward | our reward |", "|---|---|---|---|"]
+    by_epoch = [[] for _ in range(epochs)]  # TRL logs the reward once per generation batch
+    for point in trl["reward_curve"]:
+        if 0 < point["step"] <= epochs * spe:
+            by_epoch[(point["step"] - 1) // spe].append(point["reward"])
     for e in range(epochs):
-        trl_r = curve[e]["reward"] if e < len(curve) else None
+        trl_r = sum(by_epoch[e]) / len(by_epoch[e]) if by_epoch[e] else None
         our_r = ours["reward_by_epoch"][e] if e < len(ours["reward_by_epoch"]) else None
-        lines.append(f"| {e} | {e * spg + 1}–{(e + 1) * spg} | {_num(trl_r)} | {_num(our_r)} |")
+        lines.append(f"| {e} | {e * spe + 1}–{(e + 1) * spe} | {_num(trl_r)} | {_num(our_r)} |")
     lines += ["", "| held-out | TRL before | TRL after | ours before | ours after |", "|---|---|---|---|---|"]
     for name in ("val/score", "val/reward_mean"):
         o = ours["held_out"].get(name, {})
@@ -284,11 +294,16 @@ def main(argv: list[str] | None = None) -> None:
                         help="our config overrides, as for train.py (experiment=base_grpo is added first)")
     parser.add_argument("--out", required=True, help="output directory")
     parser.add_argument("--ours", help="our run directory (train.py experiment=base_grpo ...) to compare with")
+    parser.add_argument("--steps-per-generation", type=int, default=None,
+                        help="micro-batches per TRL generation batch, TRL's steps_per_generation (default: one epoch of ours)")
     opts = parser.parse_args(argv)
     cfg = compose([EXPERIMENT, *opts.overrides])
     if cfg.curriculum.task_source != "none":
         parser.error("the comparison is plain GRPO on the base tasks: keep curriculum=none")
-    result = run(cfg, opts.out)
+    spg = opts.steps_per_generation
+    if spg is not None and not 0 < spg <= cfg.data.tasks_per_epoch // cfg.agent.groups_per_step:
+        parser.error(f"--steps-per-generation must be 1..{cfg.data.tasks_per_epoch // cfg.agent.groups_per_step}")
+    result = run(cfg, opts.out, spg)
     print(json.dumps({k: result[k] for k in ("optimizer_steps", "held_out", "wall_time_s")}, indent=2))
     if opts.ours:
         table = markdown(result, read_ours(opts.ours, cfg.trainer.max_epochs), cfg.trainer.max_epochs)

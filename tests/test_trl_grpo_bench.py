@@ -52,6 +52,9 @@ def test_settings_and_prompts_are_ours(tiny_dir, tmp_path):
     assert args.max_steps == our_optimizer_steps(cfg) == 6 * 2 * 16 // (2 * 2)
     assert args.generation_batch_size == cfg.data.tasks_per_epoch * a.num_generations  # one of our epochs
     assert args.per_device_train_batch_size == a.groups_per_step * a.num_generations
+    per_step = bench.grpo_config(cfg, tmp_path, steps_per_generation=1)  # TRL samples before every step
+    assert per_step.generation_batch_size == a.groups_per_step * a.num_generations  # one micro-batch
+    assert per_step.max_steps == args.max_steps
 
     _, tok = load_causal_lm(tiny_dir)
     dm = bench.data_module(cfg, tok)
@@ -96,3 +99,5 @@ def test_trl_trains_and_reports(tmp_path, monkeypatch):
                  "wall_time_s": 10.0}
     table = bench.markdown(result, fake_ours, 1)
     assert "| 0 | 1–2 |" in table and "ours / TRL" in table
+    per_step = {**result, "reward_curve": [{"step": 1, "reward": 0.25}, {"step": 2, "reward": 0.75}]}
+    assert "| 0 | 1–2 | 0.500 | 0.500 |" in bench.markdown(per_step, fake_ours, 1)  # the epoch's mean
