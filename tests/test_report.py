@@ -163,6 +163,10 @@ def test_grouping_by_everything_but_the_seed(tmp_path):
     assert groups[0].label != groups[1].label and "curriculum.alpha=0.3" in groups[1].label
     assert groups[2].label == "random" and groups[0].band == report.DEFAULT_BAND
     assert report.group_runs(runs, alpha=0.7, band=0.2)[0].alpha == 0.7
+    # what is written after training (the HF export) and why a backend was chosen change no experiment
+    kept = run("f", 2)
+    kept.config.update(trainer={"save_hf": False}, rollout={"chosen_because": "rollout.backend=vllm was set"})
+    assert [r.path.name for r in report.group_runs([runs[0], kept])[0].runs] == ["a", "f"]
     # More than two differing keys: the first run's directory tells same-named groups apart.
     other = run("e", 0, alpha=0.3)
     other.config.update(data={"num_val": 8}, agent={"learning_rate": 0.1})

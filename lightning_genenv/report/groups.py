@@ -21,7 +21,7 @@ from lightning_genenv.report.runs import Run
 # Config keys that do not make two runs different experiments.
 SEED_KEYS = ("seed", "data.seed")
 IGNORED_KEYS = (*SEED_KEYS, "run_dir", "model.cache_dir", "trainer.enable_progress_bar",
-                "logger.num_text_samples")
+                "logger.num_text_samples", "trainer.save_hf", "rollout.chosen_because")
 DEFAULT_BAND = 0.1
 
 
