@@ -29,7 +29,7 @@ its LoRA adapter disabled, which is the initial model (with full fine-tuning: th
 kept aside and loaded back for it).
 
 ``DIR/trl_grpo.json`` gets TRL's reward curve (``log_history``'s ``reward``: TRL logs it once per
-generation batch, i.e. once per epoch of ours), both held-out scores and the wall times.
+generation batch, by default once per epoch of ours), both held-out scores and the wall times.
 ``--ours RUN_DIR`` reads our run (``tb/agent``, ``summary.json``) and writes a side-by-side markdown
 table to ``DIR/comparison.md`` (and stdout).
 
