@@ -150,16 +150,16 @@ def eval_backend(cfg, model) -> str:
     return choose_backend(cfg.rollout.backend, [describe(model)])[0]
 
 
-def evaluator(model, tokenizer, cfg, dm: GenEnvDataModule):
+def evaluator(model, tokenizer, cfg, dm: GenEnvDataModule, backend: str):
     """A function that runs our validation (``AgentModule.evaluate``) on the held-out tasks with the
-    current weights of ``model``, through one engine of the backend ``rollout.backend`` resolves to."""
+    current weights of ``model``, through one engine of ``backend`` (see :func:`eval_backend`)."""
     from lightning_genenv.agent import AgentModule
     from lightning_genenv.rollout import build_engine
     from lightning_genenv.rollout.players import Rollouts
 
     from omegaconf import OmegaConf
 
-    engine = build_engine(eval_backend(cfg, model), model, tokenizer, cfg.rollout.batch_size, False, cfg.rollout)
+    engine = build_engine(backend, model, tokenizer, cfg.rollout.batch_size, False, cfg.rollout)
     no_reference = OmegaConf.merge(cfg.agent, {"beta": 0.0})  # evaluation needs no reference model (copy)
     agent = AgentModule(model, tokenizer, no_reference, rollouts=Rollouts.of(engine),
                         shots_for=lambda task: dm.family_examples(task, cfg.agent.num_shots))
@@ -197,7 +197,8 @@ def run(cfg, out_dir: str | Path, steps_per_generation: int | None = None) -> di
     trainer.train()
     times["train"] = time.perf_counter() - t0
 
-    evaluate = evaluator(trainer.model, tokenizer, cfg, dm)
+    backend = eval_backend(cfg, model)
+    evaluate = evaluator(trainer.model, tokenizer, cfg, dm, backend)
     t0 = time.perf_counter()
     if initial is None:  # the initial model is the trained one with its adapter off
         with trainer.model.disable_adapter():
@@ -220,7 +221,7 @@ def run(cfg, out_dir: str | Path, steps_per_generation: int | None = None) -> di
             "num_iterations", "temperature", "top_p", "max_completion_length", "mask_truncated_completions",
             "per_device_train_batch_size", "gradient_accumulation_steps", "steps_per_generation",
             "generation_batch_size", "max_steps", "max_grad_norm", "seed")},
-        "model": cfg.model.agent, "lora": bool(cfg.model.lora.enabled), "eval_backend": eval_backend(cfg, model),
+        "model": cfg.model.agent, "lora": bool(cfg.model.lora.enabled), "eval_backend": backend,
         "train_tasks": len(dm.base), "held_out_tasks": len(dm.val),
         "reward_curve": [{"step": h["step"], "reward": h["reward"], "reward_std": h.get("reward_std")}
                          for h in history if "reward" in h],
