@@ -67,11 +67,15 @@ from lightning_genenv.rollout import encode_chat  # noqa: E402
 EXPERIMENT = "experiment=base_grpo"
 
 
+def layout(cfg) -> BatchLayout:
+    """Our batch layout in one process, for ``curriculum=none`` (every epoch: tasks_per_epoch groups)."""
+    return BatchLayout.from_config(cfg.data, cfg.agent, cfg.trainer.accumulate_grad_batches)
+
+
 def optimizer_steps(cfg) -> int:
-    """Our optimizer steps over the whole run, for ``curriculum=none`` (every epoch: tasks_per_epoch
-    groups), counted as ``train.py`` counts them for the learning-rate schedule (one process)."""
-    layout = BatchLayout.from_config(cfg.data, cfg.agent, cfg.trainer.accumulate_grad_batches)
-    return cfg.trainer.max_epochs * layout.optimizer_steps_per_epoch
+    """Our optimizer steps over the whole run, counted as ``train.py`` counts them for the
+    learning-rate schedule."""
+    return cfg.trainer.max_epochs * layout(cfg).optimizer_steps_per_epoch
 
 
 def grpo_config(cfg, out_dir: Path, steps_per_generation: int | None = None):
@@ -89,7 +93,7 @@ def grpo_config(cfg, out_dir: Path, steps_per_generation: int | None = None):
         # batches: one micro-batch = groups_per_step groups; one generation batch = one epoch of ours
         per_device_train_batch_size=a.groups_per_step * a.num_generations,
         gradient_accumulation_steps=t.accumulate_grad_batches,
-        steps_per_generation=steps_per_generation or cfg.data.tasks_per_epoch // a.groups_per_step,
+        steps_per_generation=steps_per_generation or layout(cfg).micro_batches_per_pass,
         max_steps=optimizer_steps(cfg),
         # GRPO, under the same names
         num_generations=a.num_generations, num_iterations=a.num_iterations, beta=a.beta, epsilon=a.epsilon,
@@ -302,8 +306,9 @@ def main(argv: list[str] | None = None) -> None:
     if cfg.curriculum.task_source != "none":
         parser.error("the comparison is plain GRPO on the base tasks: keep curriculum=none")
     spg = opts.steps_per_generation
-    if spg is not None and not 0 < spg <= cfg.data.tasks_per_epoch // cfg.agent.groups_per_step:
-        parser.error(f"--steps-per-generation must be 1..{cfg.data.tasks_per_epoch // cfg.agent.groups_per_step}")
+    per_epoch = layout(cfg).micro_batches_per_pass
+    if spg is not None and not 0 < spg <= per_epoch:
+        parser.error(f"--steps-per-generation must be 1..{per_epoch}")
     result = run(cfg, opts.out, spg)
     print(json.dumps({k: result[k] for k in ("optimizer_steps", "held_out", "wall_time_s")}, indent=2))
     if opts.ours:

@@ -57,6 +57,11 @@ class BatchLayout:
         return self.tasks_per_epoch // self.world_size * self.num_iterations
 
     @property
+    def micro_batches_per_pass(self) -> int:
+        """Micro-batches of one rank in one pass over the epoch's groups (TRL: a generation batch)."""
+        return self.tasks_per_epoch // self.world_size // self.groups_per_step
+
+    @property
     def optimizer_steps_per_epoch(self) -> int:
         """Global optimizer steps in one epoch: every rank takes the same number."""
         return self.items_per_rank // self.groups_per_optimizer_step

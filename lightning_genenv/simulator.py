@@ -15,8 +15,9 @@ batch (the k3 estimate :func:`~lightning_genenv.losses.rwr_loss` reports):
   over the cap on its own batch, and ``last_kl`` (``sim/kl_to_initial``) is the KL of the weights
   the epoch ends with, on the last batch measured.
 
-The next epoch starts again. The check costs one forward pass per step, and a copy of the trainable
-weights (the LoRA adapter, or with full fine-tuning the whole model, on its device).
+Both decisions are taken on all ranks together: over the cap on any rank is over the cap. The next
+epoch starts again. The check costs one forward pass per step taken, and a copy of the trainable
+weights (the LoRA adapter, or with full fine-tuning the whole model, on its device) before it.
 
 Deliberately left out: negative weights for invalid generations (RWR only re-weights what it
 imitates; invalid ones get ``R_env = 0`` and are not imitated), a learned baseline, and undoing
@@ -44,7 +45,8 @@ class SimulatorModule(PolicyModule):
         self.steps_this_epoch = 0
         self.steps_undone = 0  # in total: steps that took the KL over kl_max
         self.last_kl = 0.0
-        self._step_batch: tuple[dict, torch.Tensor] | None = None  # (batch, initial log-probs) of this step
+        # (batch, initial log-probs, trainable weights before the step) of the step being taken
+        self._step: tuple[dict, torch.Tensor, list[torch.Tensor]] | None = None
 
     def on_train_epoch_start(self) -> None:
         self.kl_exceeded = False
@@ -59,33 +61,32 @@ class SimulatorModule(PolicyModule):
         loss, metrics = rwr_loss(logp, batch["completion_mask"], batch["weights"].to(logp),
                                  init_logp=init, kl_coef=self.cfg.kl_coef)
         self.last_kl = float(metrics["kl"])
-        self._step_batch = (batch, init)
+        self._step = None
         n = batch["completion_ids"].size(0)
         log = {"sim/loss": loss.detach(), "sim/nll": metrics["nll"], "sim/kl": metrics["kl"],
                "sim/weight_max": batch["weights"].max()}
-        if self.last_kl > self.cfg.kl_max:
+        if self._on_any_rank(self.last_kl > self.cfg.kl_max):
             self.kl_exceeded = True
-            self._step_batch = None
             self.log_dict({**log, "sim/kl_cap_hit": 1.0}, on_step=True, on_epoch=False, batch_size=n)
             return None  # skip this step; on_train_batch_start skips the rest of the epoch
         self.steps_this_epoch += 1
+        self._step = (batch, init, [p.detach().clone() for p in self.trainable_parameters()])
         self.log_dict({**log, "sim/kl_cap_hit": 0.0}, on_step=True, on_epoch=False, batch_size=n)
         return loss
 
     def optimizer_step(self, epoch, batch_idx, optimizer, optimizer_closure=None) -> None:
         """The step (:meth:`PolicyModule.optimizer_step`), then the KL on its batch again: over
         ``kl_max`` (on any rank), the step is undone and the rest of the epoch skipped."""
-        before = [p.detach().clone() for p in self.trainable_parameters()]
         super().optimizer_step(epoch, batch_idx, optimizer, optimizer_closure)
-        if self._step_batch is None:  # the step was skipped before it was taken
+        if self._step is None:  # the step was skipped before it was taken
             return
-        batch, init = self._step_batch
-        self._step_batch = None
+        batch, init, before = self._step
+        self._step = None
         with torch.no_grad():
             logp = self.logprobs(batch)
             _, metrics = rwr_loss(logp, batch["completion_mask"], batch["weights"].to(logp), init_logp=init)
         kl = float(metrics["kl"])
-        if not self.trainer.strategy.reduce_boolean_decision(kl > self.cfg.kl_max, all=False):
+        if not self._on_any_rank(kl > self.cfg.kl_max):
             self.last_kl = kl
             self.log("sim/kl_after_step", kl, on_step=True, on_epoch=False, batch_size=logp.size(0))
             return
@@ -97,6 +98,12 @@ class SimulatorModule(PolicyModule):
         self.steps_undone += 1
         self.log_dict({"sim/kl_after_step": kl, "sim/steps_undone": float(self.steps_undone)},
                       on_step=True, on_epoch=False, batch_size=logp.size(0))
+
+    def _on_any_rank(self, flag: bool) -> bool:
+        """True on every rank when ``flag`` is on any (the flag itself without a trainer)."""
+        if self._trainer is None and self.fabric is None:
+            return flag
+        return self.trainer.strategy.reduce_boolean_decision(flag, all=False)
 
     def on_save_checkpoint(self, checkpoint: dict) -> None:
         super().on_save_checkpoint(checkpoint)

@@ -16,6 +16,7 @@ def test_ranks_cover_every_group_once_per_pass(world, acc, mu):
         order = [lay.global_index(i) for i in range(lay.items_per_rank)]
         assert len(order) == 16 // world * mu and sorted(set(order)) == sorted(lay.local(groups))
         assert lay.optimizer_steps_per_epoch == 16 // world * mu // (2 * acc)
+        assert lay.micro_batches_per_pass == len(lay.local(groups)) // 2  # one pass, 2 groups each
         per_step = lay.groups_per_optimizer_step
         for s in range(0, len(order), per_step):  # each optimizer step is a contiguous slice of one global step
             step = order[s:s + per_step]

@@ -1,5 +1,7 @@
 """The simulator's LightningModule on the tiny model: the KL cap, before and after each step."""
 
+from types import SimpleNamespace
+
 import lightning as L
 import pytest
 import torch
@@ -28,6 +30,21 @@ def test_simulator_kl_cap_skips_the_rest_of_the_epoch(tiny_dir):
     assert sim.kl_exceeded and sim.on_train_batch_start(batch, 2) == -1
     sim.on_train_epoch_start()
     assert sim.on_train_batch_start(batch, 0) is None
+
+
+def test_a_cap_crossed_on_another_rank_skips_the_step_here(tiny_dir):
+    """The pre-step decision is taken on all ranks together: local KL 0, another rank over the cap."""
+    model, tok = load_causal_lm(tiny_dir)
+    sim = SimulatorModule(model, tok, compose(["model=tiny"]).simulator)
+    sim.log_dict = lambda *a, **k: None
+    asked = []
+    strategy = SimpleNamespace(reduce_boolean_decision=lambda flag, all: asked.append((flag, all)) or True)
+    sim.trainer = SimpleNamespace(strategy=strategy)
+    batch = collate_generations([SimRecord([5, 6], [7, 8, 9], 1.0)], tok.pad_token_id)
+    sim.on_train_epoch_start()
+    assert sim.training_step(batch, 0) is None and sim.kl_exceeded
+    assert asked == [(False, False)]  # this rank was under the cap and asked whether any rank is over
+    assert sim.steps_this_epoch == 0 and sim._step is None  # no weights copied for a step not taken
 
 
 def _fit_one_epoch(tiny_dir, kl_max: float):
