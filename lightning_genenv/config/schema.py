@@ -238,7 +238,7 @@ class StrategyConfig:
 
 @dataclass
 class TrainerConfig:
-    max_epochs: int = 6  # co-evolution epochs; RESULTS.md: 3 are too few to learn, 6 take 27 min on 2 CPU cores
+    max_epochs: int = 6  # co-evolution epochs; RESULTS.md: 3 learn too little, 6 take 27 min on 2 CPU cores
     precision: Literal["32-true", "32", "bf16-mixed", "bf16-true", "16-mixed"] = "32-true"  # Lightning's precision
     accumulate_grad_batches: int = 1  # micro-batches per agent optimizer step
     gradient_clip_val: Optional[float] = 1.0  # gradient norm clip (None: off)
