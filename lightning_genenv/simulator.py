@@ -100,9 +100,7 @@ class SimulatorModule(PolicyModule):
                       on_step=True, on_epoch=False, batch_size=logp.size(0))
 
     def _on_any_rank(self, flag: bool) -> bool:
-        """True on every rank when ``flag`` is on any (the flag itself without a trainer)."""
-        if self._trainer is None and self.fabric is None:
-            return flag
+        """True on every rank when ``flag`` is on any."""
         return self.trainer.strategy.reduce_boolean_decision(flag, all=False)
 
     def on_save_checkpoint(self, checkpoint: dict) -> None:

@@ -13,12 +13,18 @@ from lightning_genenv.models import load_causal_lm
 from lightning_genenv.simulator import SimulatorModule
 
 
+def _one_process():
+    """A stand-in trainer for calling the hooks directly: one process, so its own flag decides."""
+    return SimpleNamespace(strategy=SimpleNamespace(reduce_boolean_decision=lambda flag, all: flag))
+
+
 def test_simulator_kl_cap_skips_the_rest_of_the_epoch(tiny_dir):
     torch.manual_seed(0)
     model, tok = load_causal_lm(tiny_dir)
     cfg = compose(["model=tiny", "simulator.kl_max=0.01", "simulator.learning_rate=0.05"]).simulator
     sim = SimulatorModule(model, tok, cfg)
     sim.log_dict = lambda *a, **k: None
+    sim.trainer = _one_process()
     batch = collate_generations([SimRecord([5, 6], [7, 8, 9], 1.5), SimRecord([5], [10], 0.5)], tok.pad_token_id)
     opt = sim.configure_optimizers()
     sim.on_train_epoch_start()
