@@ -27,8 +27,8 @@ def test_the_paper_settings_are_presets():
     assert (cfg.trainer.max_epochs, cfg.curriculum.alpha, cfg.curriculum.k_min) == (10, 0.5, 0.1)
     assert cfg.model.agent == "Qwen/Qwen2.5-7B-Instruct"
     # the paper's values that are also the schema's defaults (so paper_7b.yaml does not restate them)
-    assert (cfg.agent.beta, cfg.agent.epsilon, cfg.agent.num_generations) == (0.001, 0.2, 8)
-    assert (cfg.simulator.lam, cfg.simulator.num_variations) == (1.0, 4)
+    assert (cfg.agent.beta, cfg.agent.epsilon, cfg.agent.num_generations, cfg.simulator.lam) == (0.001, 0.2, 8, 1.0)
+    assert (cfg.simulator.num_variations, cfg.data.seeds_per_epoch) == (4, 16)  # the paper's m, 2 seeds per GPU
 
 
 def test_offline_teacher_requires_its_tasks():
