@@ -58,6 +58,7 @@ class CoEvolutionCallback(L.Callback):
         self._sim_records: list = []  # this epoch's RWR set, from its start to its end
         self._checkpoint_time: float | None = None  # the last save's, logged with the next epoch's metrics
         self._train_tokens = 0  # prompt + completion tokens this rank trains on this epoch
+        self.by_epoch = not cfg.curriculum.train_agent  # a frozen agent never steps: its curves are per epoch
 
     @property
     def sim_epochs(self) -> int:
@@ -84,7 +85,7 @@ class CoEvolutionCallback(L.Callback):
         timers = Timers()
         with timers.phase("validation"):
             metrics, _ = agent.evaluate(self.dm.val)
-        log_metrics(trainer, {**metrics, **timers.metrics()}, epoch=-1)  # before epoch 0
+        log_metrics(trainer, {**metrics, **timers.metrics()}, epoch=-1, by_epoch=self.by_epoch)  # before epoch 0
 
     # ------------------------------------------------------------------ steps 1-4
     def on_train_epoch_start(self, trainer: L.Trainer, agent) -> None:
@@ -129,8 +130,8 @@ class CoEvolutionCallback(L.Callback):
             metrics["time/checkpoint"] = self._checkpoint_time
         self._train_tokens = sum(len(g.prompt_ids) + sum(len(c) for c in g.completion_ids)
                                  for g in layout.local(groups))
-        log_metrics(trainer, metrics)
-        log_samples(trainer, new.records, cur.scores, groups, cur.p_hats, cfg.logger.num_text_samples)
+        log_metrics(trainer, metrics, by_epoch=self.by_epoch)
+        log_samples(trainer, new.records, cur.scores, groups, cur.p_hats, cfg.logger.num_text_samples, self.by_epoch)
 
     # ------------------------------------------------------------------ the agent's update and validation
     def on_train_batch_start(self, trainer, agent, batch, batch_idx) -> None:
@@ -167,7 +168,7 @@ class CoEvolutionCallback(L.Callback):
         if timers.times.get("agent_update"):  # prompt + completion tokens through forward and backward
             metrics["train/tokens_per_second"] = self._train_tokens / timers.times["agent_update"]
         metrics.update({f"sim/invalid/{k}": float(v) for k, v in sorted(self.invalid.items())})
-        log_metrics(trainer, metrics)
+        log_metrics(trainer, metrics, by_epoch=self.by_epoch)
         if self.ckpt_dir is not None:  # once both players have updated
             self._checkpoint_time = save_last(trainer, self.ckpt_dir)
 

@@ -72,9 +72,12 @@ class AgentModule(PolicyModule):
 
     def __init__(self, model, tokenizer, cfg, accumulate_grad_batches: int = 1, cpu_offload: bool = False,
                  max_nonfinite_steps: int = 3, total_steps: int | None = None, rollouts: Rollouts | None = None,
-                 shots_for: Callable[[Task], list[Task]] | None = None, is_cap: float | None = None):
+                 shots_for: Callable[[Task], list[Task]] | None = None, is_cap: float | None = None,
+                 trainable: bool = True):
         """``rollouts``: the engines the agent samples with (validation); ``shots_for``: a task's few-shot
-        examples; ``is_cap``: the truncated IS correction for an external sampler (vLLM), or None."""
+        examples; ``is_cap``: the truncated IS correction for an external sampler (vLLM), or None;
+        ``trainable=False``: the agent never updates (``curriculum.train_agent``), every epoch's batches
+        are skipped."""
         super().__init__(model, tokenizer, cfg.learning_rate, cfg.weight_decay, needs_anchor=cfg.beta > 0,
                          cpu_offload=cpu_offload, max_nonfinite_steps=max_nonfinite_steps)
         self.cfg = cfg
@@ -83,6 +86,7 @@ class AgentModule(PolicyModule):
         self.rollouts = rollouts
         self.shots_for = shots_for
         self.is_cap = is_cap
+        self.trainable = trainable
         self.val_samples: list[dict] = []
         # val/score and val/reward_mean over every rank's tasks: torchmetrics syncs them at the epoch's end
         self.val_means = torch.nn.ModuleDict({"score": MeanMetric(), "reward_mean": MeanMetric()})
@@ -126,6 +130,9 @@ class AgentModule(PolicyModule):
         return groups
 
     # ------------------------------------------------------------------ GRPO
+    def on_train_batch_start(self, batch, batch_idx: int):
+        return None if self.trainable else -1  # -1: Lightning skips the rest of the epoch's batches
+
     def training_step(self, batch: dict, batch_idx: int) -> torch.Tensor:
         cfg = self.cfg
         logp = self.logprobs(batch, cfg.temperature)

@@ -5,8 +5,13 @@ Used by the co-evolution task source every epoch and by :mod:`lightning_genenv.s
 not; invalid ones carry the parser's reason and are counted in ``invalid``. Tasks of a fixed set
 (GenEnv-Static, an offline teacher) take the same shape (:func:`static_records`).
 
+Each valid generation's :func:`~lightning_genenv.novelty.novelty` is measured against the tasks its
+prompt showed (seed, examples, the agent's solved and failed task) and the earlier generations of the
+same call; with ``simulator.reject_near_duplicates`` a near-duplicate is invalid (``"near_duplicate"``):
+not attempted, not trained on, not imitated by the simulator.
+
 Deliberately left out: retrying invalid generations (the invalid rate is itself a training signal
-and a metric) and de-duplicating near-identical generated tasks.
+and a metric) and duplicates across ranks (each rank compares the generations it wrote).
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from collections import Counter
 from dataclasses import asdict, dataclass
 from typing import Callable
 
+from lightning_genenv.novelty import is_near_duplicate, novelty
 from lightning_genenv.parsing import parse_simulator_output
 from lightning_genenv.prompts import FamilyResults, simulator_messages, simulator_prefix
 from lightning_genenv.rollout import RolloutEngine, SamplingParams, encode_chat
@@ -34,6 +40,7 @@ class GeneratedTask:
     text: str | None
     task: Task | None  # None: invalid
     reason: str | None  # why it is invalid
+    novelty: float | None = None  # lightning_genenv.novelty: 1.0 new, near 0 a reworded copy; None: not parsed
 
     def to_json(self) -> dict:
         """As a JSON object, the task too (field order kept: it is the start of a ``D_env`` record)."""
@@ -43,6 +50,10 @@ class GeneratedTask:
     def from_json(cls, d: dict) -> "GeneratedTask":
         return cls(**{**d, "task": Task(**d["task"]) if d["task"] is not None else None})
 
+    @property
+    def near_duplicate(self) -> bool:
+        return self.novelty is not None and is_near_duplicate(self.novelty)
+
 
 def write_tasks(engine: RolloutEngine, tokenizer, seeds: list[Task], examples_for: Callable[[Task], list[Task]],
                 sim_cfg, epoch: int, invalid: Counter, num_variations: int | None = None,
@@ -51,19 +62,31 @@ def write_tasks(engine: RolloutEngine, tokenizer, seeds: list[Task], examples_fo
     """``num_variations`` (default ``sim_cfg.num_variations``) generations per seed, as records.
     ``results_for(family)`` gives the agent's recent results that the prompt is conditioned on."""
     n = num_variations or sim_cfg.num_variations
-    prompts = [encode_chat(tokenizer, simulator_messages(s, examples_for(s), results_for(s.family), alpha),
-                           simulator_prefix(s)) for s in seeds]
+    shown = {}  # per seed: the tasks its prompt shows, which a generation may copy
+    prompts = []
+    for s in seeds:
+        examples, results = examples_for(s), results_for(s.family)
+        history = [results.solved, results.unsolved] if results is not None else []
+        shown[s.id] = [s, *examples, *(t for t in history if t is not None)]
+        prompts.append(encode_chat(tokenizer, simulator_messages(s, examples, results, alpha,
+                                                                    difficulty_hint=sim_cfg.difficulty_hint),
+                                   simulator_prefix(s)))
     params = SamplingParams(n=n, temperature=sim_cfg.temperature, top_p=sim_cfg.top_p,
                             max_new_tokens=sim_cfg.max_completion_length)
-    records = []
+    records, written = [], []
     for seed, prompt, group in zip(seeds, prompts, engine.generate(prompts, params, "simulator: write tasks")):
         for j, sample in enumerate(group):
             task, reason = parse_simulator_output(simulator_prefix(seed) + sample.text, seed,
                                                   f"gen-e{epoch}-{seed.id}-{j}", epoch)
+            score = novelty(task, shown[seed.id] + written) if task is not None else None
+            if task is not None:
+                written.append(task)
+                if sim_cfg.reject_near_duplicates and is_near_duplicate(score):
+                    task, reason = None, "near_duplicate"
             if reason:
                 invalid[reason] += 1
             records.append(GeneratedTask(epoch, seed.id, "simulator", prompt, sample.completion_ids, sample.text,
-                                         task, reason))
+                                         task, reason, score))
     return records
 
 

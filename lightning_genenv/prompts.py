@@ -14,8 +14,9 @@ that model writes a valid tool call about half the time (FACTS.md).
 
 The simulator is conditioned on the agent's historical performance (GENENV.md §1): with
 :class:`FamilyResults`, its prompt carries the agent's recent success rate on the family, one task it
-solved and one it failed, and a nudge toward the target rate ``α`` (harder when it solves more than
-``α``, easier when less).
+solved and one it failed, and (``simulator.difficulty_hint``) a written nudge toward the target rate
+``α``: harder when it solves more than ``α`` + 0.1, easier when less than ``α`` - 0.1. Without the
+nudge the prompt shows the history only, as the paper does, and any curriculum must come from RWR.
 
 Deliberately left out: multi-turn tool execution (one call per task), per-model prompt
 variants, and any filtering of shots: the caller picks shots of the task's family and output format
@@ -157,28 +158,30 @@ def _simulator_system(seed: Task) -> str:
     )
 
 
-def results_text(results: FamilyResults, alpha: float) -> str:
-    """The agent's recent results on the family, as the simulator reads them."""
+def results_text(results: FamilyResults, alpha: float, difficulty_hint: bool) -> str:
+    """The agent's recent results on the family, as the simulator reads them; with ``difficulty_hint``,
+    a last line asking for a harder or easier task when the success rate is 0.1 away from ``alpha``."""
     lines = [f"The assistant recently solved {results.success_rate:.0%} of {results.attempts} attempts "
              f"at {results.family} tasks."]
     if results.solved is not None:
         lines.append(f"A task it solved: {task_to_simulator_json(results.solved)}")
     if results.unsolved is not None:
         lines.append(f"A task it failed: {task_to_simulator_json(results.unsolved)}")
-    if results.success_rate > alpha + 0.1:
+    if difficulty_hint and results.success_rate > alpha + 0.1:
         lines.append("Make the new task a little harder.")
-    elif results.success_rate < alpha - 0.1:
+    elif difficulty_hint and results.success_rate < alpha - 0.1:
         lines.append("Make the new task a little easier.")
     return "\n".join(lines)
 
 
 def simulator_messages(seed: Task, examples: list[Task], results: FamilyResults | None = None,
-                       alpha: float | None = None) -> list[Message]:
+                       alpha: float | None = None, *, difficulty_hint: bool) -> list[Message]:
     """Instructions and tools, then the seed and examples as JSON lines (seed first), then the agent's
-    recent results on the family when there are any (``alpha``, the target success rate, is then required)."""
+    recent results on the family when there are any (``alpha``, the target success rate, is then
+    required; ``difficulty_hint``: :func:`results_text`)."""
     lines = [task_to_simulator_json(seed)]
     lines += [task_to_simulator_json(e) for e in examples if e.id != seed.id]
-    history = f"{results_text(results, alpha)}\n" if results is not None else ""
+    history = f"{results_text(results, alpha, difficulty_hint)}\n" if results is not None else ""
     user = (
         f"Examples of {seed.family} tasks:\n"
         + "\n".join(lines)

@@ -6,7 +6,7 @@
 - Environment: the agent's success rate ``p̂ = k/n`` over its attempts at a generated task gives
   ``R_env(p̂) = exp(-β (p̂ - α)²)``; tasks with ``p̂ < k_min`` (and, optionally, outside
   ``|p̂ - α| <= band``) are filtered out; RWR weights are ``w_i ∝ exp(R_env,i / λ)``,
-  self-normalized to average 1.
+  self-normalized to average 1, and their effective sample size (how far from plain SFT they are).
 - Alternatives to ``R_env`` for ablations, selectable by name from :data:`ENV_REWARDS`.
 
 Deliberately left out: an LLM judge for free-form answers (Bamboogle's official protocol needs one;
@@ -139,6 +139,13 @@ def rwr_weights(r_env: Sequence[float], lam: float = 1.0) -> list[float]:
     exps = [math.exp((r - top) / lam) for r in r_env]  # the largest term is exactly 1: no overflow
     scale = len(exps) / sum(exps)
     return [e * scale for e in exps]
+
+
+def effective_sample_size(weights: Sequence[float]) -> float:
+    """Kish's effective sample size ``(Σw)² / Σw²`` of non-negative weights: N for equal weights, 1 when
+    one weight holds all the mass; 0 for no weights."""
+    total, squares = sum(weights), sum(w * w for w in weights)
+    return total * total / squares if squares > 0 else 0.0
 
 
 def rzero_reward(p_hat: float) -> float:

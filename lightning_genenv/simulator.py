@@ -3,7 +3,10 @@
 Each epoch it fits the generations it wrote that epoch (those that parsed, validated and passed
 the curriculum filter), weighted by ``w_i ∝ exp(R_env,i / lam)`` (self-normalized over the epoch's
 set to mean 1, computed by the callback), plus ``kl_coef`` times the k3 KL to the frozen initial
-simulator on the same tokens (:func:`lightning_genenv.losses.rwr_loss`).
+simulator on the same tokens (:func:`lightning_genenv.losses.rwr_loss`). Both log-probs are taken
+at the temperature the simulator samples at (``fit_temperature``, by default ``temperature``): the
+policy fitted, and whose KL is logged and capped, is the sampling policy. Fitting samples drawn at
+T = 0.7 at T = 1 would sharpen the simulator toward its modes whatever the weights say.
 
 The KL cap (``kl_max``), a trust region on the KL to the initial simulator, measured on each step's
 batch (the k3 estimate :func:`~lightning_genenv.losses.rwr_loss` reports):
@@ -19,7 +22,8 @@ Both decisions are taken on all ranks together: over the cap on any rank is over
 epoch starts again. The check costs one forward pass per step taken, and a copy of the trainable
 weights (the LoRA adapter, or with full fine-tuning the whole model, on its device) before it.
 
-Deliberately left out: negative weights for invalid generations (RWR only re-weights what it
+Deliberately left out: fitting ``top_p``'s truncation (its renormalization is not differentiable
+here; the fitted policy is the tempered one), negative weights for invalid generations (RWR only re-weights what it
 imitates; invalid ones get ``R_env = 0`` and are not imitated), a learned baseline, and undoing
 Adam's moments with an undone step (they keep its gradient).
 """
@@ -41,6 +45,7 @@ class SimulatorModule(PolicyModule):
         super().__init__(model, tokenizer, cfg.learning_rate, cfg.weight_decay, needs_anchor=trainable,
                          cpu_offload=cpu_offload, max_nonfinite_steps=max_nonfinite_steps)
         self.cfg = cfg
+        self.fit_temperature = cfg.fit_temperature if cfg.fit_temperature is not None else cfg.temperature
         self.kl_exceeded = False
         self.steps_this_epoch = 0
         self.steps_undone = 0  # in total: steps that took the KL over kl_max
@@ -56,8 +61,8 @@ class SimulatorModule(PolicyModule):
         return -1 if self.kl_exceeded else None
 
     def training_step(self, batch: dict, batch_idx: int) -> torch.Tensor | None:
-        logp = self.logprobs(batch)
-        init = self.anchor_logprobs(batch)
+        logp = self.logprobs(batch, self.fit_temperature)
+        init = self.anchor_logprobs(batch, self.fit_temperature)
         loss, metrics = rwr_loss(logp, batch["completion_mask"], batch["weights"].to(logp),
                                  init_logp=init, kl_coef=self.cfg.kl_coef)
         self.last_kl = float(metrics["kl"])
@@ -83,7 +88,7 @@ class SimulatorModule(PolicyModule):
         batch, init, before = self._step
         self._step = None
         with torch.no_grad():
-            logp = self.logprobs(batch)
+            logp = self.logprobs(batch, self.fit_temperature)
             _, metrics = rwr_loss(logp, batch["completion_mask"], batch["weights"].to(logp), init_logp=init)
         kl = float(metrics["kl"])
         if not self._on_any_rank(kl > self.cfg.kl_max):

@@ -133,7 +133,7 @@ def run(cfg) -> Path:
     agent = AgentModule(agent_model, agent_tok, cfg.agent, acc, cfg.strategy.cpu_offload,
                         cfg.trainer.max_nonfinite_steps, total_steps=steps,
                         rollouts=rollouts, shots_for=partial(dm.family_examples, k=cfg.agent.num_shots),
-                        is_cap=importance_sampling_cap(cfg.rollout))
+                        is_cap=importance_sampling_cap(cfg.rollout), trainable=cur.train_agent)
     if sim_player is not None:
         simulator = SimulatorModule(*sim_player, cfg.simulator, cur.train_simulator,
                                     cfg.strategy.cpu_offload, cfg.trainer.max_nonfinite_steps)

@@ -14,7 +14,8 @@ from lightning_genenv.prompts import FamilyResults, simulator_messages, simulato
 from lightning_genenv.rollout import Sample, SamplingParams
 from tests.samples import QA_SEED, TOOL_SEED
 
-SIM_CFG = SimpleNamespace(num_variations=2, temperature=0.8, top_p=0.9, max_completion_length=48)
+SIM_CFG = SimpleNamespace(num_variations=2, temperature=0.8, top_p=0.9, max_completion_length=48,
+                          difficulty_hint=True, reject_near_duplicates=False)
 ROME = 'What is the weather in Rome?","call":{"name":"get_weather","arguments":{"city":"Rome"}}}'
 LIMA = 'What is the capital of Peru?","answer":"Lima"}'
 
@@ -56,8 +57,8 @@ def test_write_tasks_turns_each_generation_into_a_record():
     (prompts, params, desc), = engine.calls
     assert params == SamplingParams(n=2, temperature=0.8, top_p=0.9, max_new_tokens=48)
     assert desc == "simulator: write tasks"
-    assert prompts == [_ids(simulator_messages(TOOL_SEED, []), '{"question":"'),
-                       _ids(simulator_messages(QA_SEED, [TOOL_SEED]), '{"question":"')]
+    assert prompts == [_ids(simulator_messages(TOOL_SEED, [], difficulty_hint=True), '{"question":"'),
+                       _ids(simulator_messages(QA_SEED, [TOOL_SEED], difficulty_hint=True), '{"question":"')]
     assert [(r.epoch, r.seed_id, r.source, r.reason) for r in records] == [
         (3, "w-0", "simulator", None), (3, "w-0", "simulator", "not_json"),
         (3, "qa-0", "simulator", None), (3, "qa-0", "simulator", "copy_of_seed")]
@@ -91,10 +92,49 @@ def test_write_tasks_num_variations_results_and_alpha_reach_the_prompt():
     (prompts, params, _), = engine.calls
     assert params.n == 3 and len(records) == 3
     assert [r.task.id for r in records] == ["gen-e1-w-0-0", "gen-e1-w-0-1", "gen-e1-w-0-2"]
-    messages = simulator_messages(TOOL_SEED, [], results, 0.5)
+    messages = simulator_messages(TOOL_SEED, [], results, 0.5, difficulty_hint=True)
     assert prompts == [_ids(messages, simulator_prefix(TOOL_SEED))]
     assert "recently solved 90% of 10 attempts" in messages[1]["content"]  # the prompt really differs
-    assert prompts[0] != _ids(simulator_messages(TOOL_SEED, []), simulator_prefix(TOOL_SEED))
+    assert prompts[0] != _ids(simulator_messages(TOOL_SEED, [], difficulty_hint=True), simulator_prefix(TOOL_SEED))
+
+
+@pytest.mark.parametrize("rate", [0.9, 0.1, 0.5])
+def test_the_difficulty_hint_changes_the_prompt_and_nothing_else(rate):
+    """Off, the prompt is the same but for the hint's line; the sampling and the records are the same."""
+    results = FamilyResults(family="weather", success_rate=rate, attempts=10, solved=None, unsolved=None)
+    runs = {}
+    for hint in (True, False):
+        engine = ScriptedEngine([[ROME, LIMA]])
+        cfg = SimpleNamespace(**{**vars(SIM_CFG), "difficulty_hint": hint})
+        records = write_tasks(engine, CharTok(), [TOOL_SEED], lambda s: [], cfg, 1, Counter(),
+                              results_for=lambda family: results, alpha=0.5)
+        runs[hint] = engine.calls, records
+    (on_prompts, on_params, _), = runs[True][0]
+    (off_prompts, off_params, _), = runs[False][0]
+    assert on_params == off_params
+    on, off = "".join(map(chr, on_prompts[0])), "".join(map(chr, off_prompts[0]))
+    hint = {0.9: "Make the new task a little harder.\n", 0.1: "Make the new task a little easier.\n", 0.5: ""}[rate]
+    assert on == off.replace("attempts at weather tasks.\n", "attempts at weather tasks.\n" + hint)
+    assert (on == off) == (rate == 0.5)
+    strip = lambda rs: [dataclasses.replace(r, prompt_ids=None) for r in rs]  # noqa: E731
+    assert strip(runs[True][1]) == strip(runs[False][1])
+
+
+def test_near_duplicates_are_measured_and_rejected_when_asked():
+    """A reworded copy of the seed (same call) and a repeat of an earlier generation are near-duplicates;
+    a task with other values is new. Rejected only with reject_near_duplicates."""
+    reworded = 'Tell me the weather in Paris in celsius?","call":{"name":"get_weather","arguments":' \
+               '{"city":"Paris","unit":"celsius"}}}'
+    texts = [[ROME, reworded, ROME]]
+    for reject in (False, True):
+        cfg = SimpleNamespace(**{**vars(SIM_CFG), "reject_near_duplicates": reject})
+        invalid = Counter()
+        records = write_tasks(ScriptedEngine(texts), CharTok(), [TOOL_SEED], lambda s: [], cfg, 0, invalid,
+                              num_variations=3)
+        assert [r.novelty for r in records] == [1.0, pytest.approx(2 / 8), 0.0]
+        assert [r.near_duplicate for r in records] == [False, True, True]
+        assert [r.reason for r in records] == [None] + (["near_duplicate"] * 2 if reject else [None, None])
+        assert invalid == (Counter(near_duplicate=2) if reject else Counter())
 
 
 def test_write_tasks_with_no_seeds_asks_for_nothing():
@@ -117,7 +157,8 @@ def test_generated_task_json_round_trip_keeps_field_order():
     valid = GeneratedTask(2, "w-0", "simulator", [1, 2], [3, 4], "text", TOOL_SEED, None)
     invalid = GeneratedTask(2, "w-0", "simulator", [1, 2], [5], "{", None, "bad_json")
     d = valid.to_json()
-    assert list(d) == ["epoch", "seed_id", "source", "prompt_ids", "completion_ids", "text", "task", "reason"]
+    assert list(d) == ["epoch", "seed_id", "source", "prompt_ids", "completion_ids", "text", "task", "reason",
+                       "novelty"]
     assert d["task"] == TOOL_SEED.to_dict() and invalid.to_json()["task"] is None
     for record in (valid, invalid):
         assert GeneratedTask.from_json(json.loads(json.dumps(record.to_json()))) == record

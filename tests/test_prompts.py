@@ -154,7 +154,7 @@ def test_tool_signature():
 
 def test_simulator_messages_tool_seed():
     seed, examples = TOOL_TASKS[0], TOOL_TASKS[1:3] + [TOOL_TASKS[0]]
-    messages = simulator_messages(seed, examples)
+    messages = simulator_messages(seed, examples, difficulty_hint=True)
     _assert_well_formed(messages)
     assert [m["role"] for m in messages] == ["system", "user"]
     system, user = messages[0]["content"], messages[1]["content"]
@@ -168,8 +168,8 @@ def test_simulator_messages_tool_seed():
 @pytest.mark.parametrize("rate,nudge", [(0.9, "harder"), (0.1, "easier"), (0.5, None)])
 def test_simulator_messages_carry_the_familys_recent_results(rate, nudge):
     results = FamilyResults("currency", rate, 24, solved=TOOL_TASKS[1], unsolved=TOOL_TASKS[2])
-    plain = simulator_messages(TOOL_TASKS[0], TOOL_TASKS[1:2])
-    user = simulator_messages(TOOL_TASKS[0], TOOL_TASKS[1:2], results, alpha=0.5)[1]["content"]
+    plain = simulator_messages(TOOL_TASKS[0], TOOL_TASKS[1:2], difficulty_hint=True)
+    user = simulator_messages(TOOL_TASKS[0], TOOL_TASKS[1:2], results, alpha=0.5, difficulty_hint=True)[1]["content"]
     assert f"solved {rate:.0%} of 24 attempts" in user
     assert f"A task it solved: {task_to_simulator_json(TOOL_TASKS[1])}" in user
     assert f"A task it failed: {task_to_simulator_json(TOOL_TASKS[2])}" in user
@@ -179,7 +179,7 @@ def test_simulator_messages_carry_the_familys_recent_results(rate, nudge):
 
 
 def test_simulator_messages_qa_seed():
-    messages = simulator_messages(QA_TASKS[0], QA_TASKS[1:2])
+    messages = simulator_messages(QA_TASKS[0], QA_TASKS[1:2], difficulty_hint=True)
     _assert_well_formed(messages)
     assert '"answer"' in messages[0]["content"] and "tool" not in messages[0]["content"]
     assert task_to_simulator_json(QA_TASKS[1]) in messages[1]["content"]

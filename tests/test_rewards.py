@@ -12,6 +12,7 @@ from lightning_genenv.rewards import (
     agent_reward,
     band_reward,
     calls_match,
+    effective_sample_size,
     env_reward,
     exact_match,
     normalize_answer,
@@ -190,3 +191,14 @@ def test_env_rewards_registry():
     assert ENV_REWARDS["genenv"](0.5) == 1.0  # defaults
     with pytest.raises(ValueError, match="band"):
         ENV_REWARDS["band"](0.5, alpha=0.5, beta=10.0, band=None)
+
+
+def test_effective_sample_size_by_hand():
+    assert effective_sample_size([1.0, 1.0, 2.0]) == pytest.approx(16 / 6)  # (1+1+2)^2 / (1+1+4)
+    assert effective_sample_size([3.0, 3.0, 3.0, 3.0]) == pytest.approx(4.0)  # equal weights: plain SFT
+    assert effective_sample_size([1.0, 0.0, 0.0]) == pytest.approx(1.0)
+    assert effective_sample_size([]) == 0.0
+    # lam = 1 on R_env in [0, 1] (the paper's): at most e between weights, the ESS stays near N
+    weights = rwr_weights([0.0, 1.0], lam=1.0)
+    assert weights[1] / weights[0] == pytest.approx(math.e)
+    assert effective_sample_size(weights) == pytest.approx((1 + math.e) ** 2 / (1 + math.e ** 2))

@@ -84,3 +84,24 @@ def test_steps_under_kl_max_are_kept(tiny_dir):
     # last_kl is measured after the last step, on its batch: the KL the epoch ends with
     assert sim.last_kl == pytest.approx(float(trainer.callback_metrics["sim/kl_after_step"]), rel=1e-5)
     assert 0.0 < sim.last_kl < 100.0
+
+
+@pytest.mark.parametrize("overrides,expected", [([], 0.7), (["simulator.temperature=0.5"], 0.5),
+                                                (["simulator.fit_temperature=1.0"], 1.0)])
+def test_rwr_fits_at_the_sampling_temperature(tiny_dir, overrides, expected):
+    """The loss's NLL is the sampling policy's (T = simulator.temperature) unless fit_temperature says otherwise."""
+    from lightning_genenv.losses import sequence_logprobs
+
+    model, tok = load_causal_lm(tiny_dir)
+    cfg = compose(["model=tiny", *overrides]).simulator
+    sim = SimulatorModule(model, tok, cfg)
+    logged = {}
+    sim.log_dict = lambda d, **k: logged.update(d)
+    sim.trainer = _one_process()
+    batch = collate_generations([SimRecord([5, 6], [7, 8, 9], 1.0)], tok.pad_token_id)
+    sim.training_step(batch, 0)
+    assert sim.fit_temperature == expected
+    with torch.no_grad():
+        for t in (0.5, 0.7, 1.0):
+            nll = float(-sequence_logprobs(model, batch, t).mean())
+            assert (float(logged["sim/nll"]) == pytest.approx(nll, rel=1e-5)) == (t == expected)

@@ -152,3 +152,24 @@ def test_generated_fraction_sets_the_batch_mix(tmp_path, tiny_sft_dir, fraction)
         assert sum(per_epoch["generated"]) > 0, "the format-trained simulator's tasks never reached the batch"
     assert "val/score" in agent.Tags()["scalars"]
     assert all(e.step > 0 for e in agent.Scalars("val/score")), "val_before_training=false must skip step 0"
+
+
+@pytest.mark.slow
+def test_a_frozen_agent_never_changes_while_the_simulator_learns(tiny_sft_dir, tmp_path):
+    """experiment=frozen_agent: the agent's weights stay the initial ones, the simulator's move, and the
+    curriculum is still measured every epoch (issue 23's test of the simulator on its own)."""
+    out = tmp_path / "frozen"
+    args = [f"model.agent={tiny_sft_dir}", f"model.simulator={tiny_sft_dir}", f"run_dir={out}", *TINY_ARGS,
+            "experiment=frozen_agent", "trainer.max_epochs=2", "trainer.save_hf=true"]
+    assert train.main(args) == out
+    start = load_file(Path(tiny_sft_dir) / "model.safetensors")
+    agent = load_file(out / "final" / "agent" / "model.safetensors")
+    simulator = load_file(out / "final" / "simulator" / "model.safetensors")
+    assert all(torch.equal(start[k], agent[k]) for k in start)
+    assert any(not torch.equal(start[k], simulator[k]) for k in start)
+    acc = _scalars(out / "tb" / "agent")
+    tags = acc.Tags()["scalars"]
+    assert not [t for t in tags if t.startswith("agent/")]  # no GRPO step was taken
+    # the agent's step never moves, so the curves are per epoch
+    for tag in ("curriculum/attempted_tasks", "sim/near_duplicate_rate", "sim/copy_of_seed_rate", "sim/valid_rate"):
+        assert [e.step for e in acc.Scalars(tag)] == [0, 1], tag

@@ -21,7 +21,7 @@ import torch
 from lightning_genenv.data import Group, SimRecord
 from lightning_genenv.generation import GeneratedTask
 from lightning_genenv.metrics import mean
-from lightning_genenv.rewards import ENV_REWARDS, passes_filter, rwr_weights, success_rate
+from lightning_genenv.rewards import ENV_REWARDS, effective_sample_size, passes_filter, rwr_weights, success_rate
 
 
 @dataclass(frozen=True)
@@ -70,8 +70,18 @@ def score_tasks(records: list[GeneratedTask], groups: list[Group], cur, success_
     scores = [by_record.get(id(r)) for r in records]
     nearest = sorted((abs(by_record[id(r)].p_hat - cur.alpha), i) for i, r, _ in passed)
     kept = [groups[i] for _, i in nearest[:share]]  # closest to α first: the most informative groups
-    return Curriculum(scores, train_records, sim_records, kept, _stats(list(by_record.values()), len(valid),
-                                                                       len(passed), cur))
+    stats = {**_stats(list(by_record.values()), len(valid), len(passed), cur), **weight_stats(weights)}
+    return Curriculum(scores, train_records, sim_records, kept, stats)
+
+
+def weight_stats(weights: list[float]) -> dict[str, float]:
+    """How much the RWR weights differ: their effective sample size (absolute and over N; N is plain
+    SFT) and the ratio of the largest to the smallest."""
+    if not weights:
+        return {}
+    ess = effective_sample_size(weights)
+    return {"sim/rwr_ess": ess, "sim/rwr_ess_fraction": ess / len(weights),
+            "sim/rwr_weight_ratio": max(weights) / min(weights)}
 
 
 def _stats(scores: list[TaskScore], num_valid: int, num_passed: int, cur) -> dict[str, float]:
@@ -81,6 +91,7 @@ def _stats(scores: list[TaskScore], num_valid: int, num_passed: int, cur) -> dic
         band = cur.band if cur.band is not None else 0.1
         stats.update({
             "curriculum/p_hat_mean": mean(p_hats),
+            "curriculum/p_hat_abs_error": mean([abs(p - cur.alpha) for p in p_hats]),  # mean |p̂ - α|
             "curriculum/in_band_fraction": mean([float(abs(p - cur.alpha) <= band) for p in p_hats]),
             "curriculum/r_env_mean": mean(r_envs),
             "curriculum/r_env_std": float(torch.tensor(r_envs).std()) if len(r_envs) > 1 else 0.0,

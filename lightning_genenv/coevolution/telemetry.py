@@ -2,7 +2,8 @@
 
 * :class:`Timers`: seconds per phase of the epoch (``time/<phase>``), wall clock by default;
 * :func:`rollout_metrics`: the epoch's rollout statistics (``rollout/*``), a pure function of its groups;
-* :func:`new_task_metrics`: the simulator's valid rate and invalid reasons this epoch (``sim/*``);
+* :func:`new_task_metrics`: the simulator's valid rate, invalid reasons, copy and near-duplicate rates
+  this epoch (``sim/*``);
 * :func:`log_metrics` and :func:`log_samples`: to the agent's logger, on rank 0 only; samples and the
   ``p̂`` histogram only where the logger can take them (TensorBoard).
 
@@ -85,20 +86,28 @@ def new_task_metrics(records: list[GeneratedTask], writing_s: float) -> dict[str
     if written:
         metrics["sim/valid_rate"] = sum(r.task is not None for r in written) / len(written)
         metrics["sim/generations"] = float(len(written))
+        # copies: exact (invalid at parsing) and near (lightning_genenv.novelty; rejected or not), per generation
+        metrics["sim/copy_of_seed_rate"] = sum(r.reason == "copy_of_seed" for r in written) / len(written)
+        metrics["sim/near_duplicate_rate"] = sum(r.near_duplicate for r in written) / len(written)
+        parsed = [r.novelty for r in written if r.novelty is not None]
+        if parsed:
+            metrics["sim/novelty_mean"] = mean(parsed)
     invalid = Counter(r.reason for r in records if r.reason)
     metrics.update({f"sim/invalid_epoch/{k}": float(v) for k, v in sorted(invalid.items())})
     return metrics
 
 
-def log_metrics(trainer, metrics: dict, epoch: int | None = None) -> None:
-    """To the agent's logger at its global step, with the epoch (``-1``: before training)."""
+def log_metrics(trainer, metrics: dict, epoch: int | None = None, by_epoch: bool = False) -> None:
+    """To the agent's logger at its global step (``by_epoch``: at the epoch, for an agent that never steps),
+    with the epoch (``-1``: before training)."""
     if trainer.logger is not None and trainer.is_global_zero:
         epoch = trainer.current_epoch if epoch is None else epoch
-        trainer.logger.log_metrics({**metrics, "epoch": float(epoch)}, step=trainer.global_step)
+        step = max(epoch, 0) if by_epoch else trainer.global_step
+        trainer.logger.log_metrics({**metrics, "epoch": float(epoch)}, step=step)
 
 
 def log_samples(trainer, records: list[GeneratedTask], scores: list[TaskScore | None], groups: list[Group],
-                p_hats: list[float], k: int) -> None:
+                p_hats: list[float], k: int, by_epoch: bool = False) -> None:
     """The ``p̂`` histogram and the first ``k`` generations and agent groups, as text."""
     logger = trainer.logger
     if logger is None or not trainer.is_global_zero:
@@ -106,7 +115,7 @@ def log_samples(trainer, records: list[GeneratedTask], scores: list[TaskScore | 
     writer = getattr(logger, "experiment", None)
     if writer is None or not hasattr(writer, "add_text"):
         return
-    step = trainer.global_step
+    step = trainer.current_epoch if by_epoch else trainer.global_step
     if p_hats:
         writer.add_histogram("curriculum/p_hat", torch.tensor(p_hats), step)
     for r, s in list(zip(records, scores))[:k]:

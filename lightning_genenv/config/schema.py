@@ -122,6 +122,15 @@ class SimulatorConfig:
     kl_max: float = 0.5  # trust region on KL to the initial simulator: a crossing step is undone, the epoch ends
     temperature: float = 0.7  # below 1: a small simulator writes far fewer malformed tasks
     top_p: float = 0.95  # nucleus sampling
+    # the temperature RWR fits (and measures the KL) at; None: simulator.temperature, so that the fitted and the
+    # logged policy is the sampling one (fitting T = 0.7 samples at T = 1 sharpens the simulator, issue 23)
+    fit_temperature: Optional[float] = None
+    # the prompt asks for a harder (easier) task when the family's success rate is 0.1 above (below) alpha;
+    # false: the agent's history only, as in the paper, so that any curriculum comes from R_env
+    difficulty_hint: bool = True
+    # a generation whose answer equals a task its prompt showed (or an earlier one of the epoch) and whose
+    # question rewords it is invalid (near_duplicate): never attempted, trained on or imitated (novelty.py)
+    reject_near_duplicates: bool = True
     max_completion_length: int = 96  # tokens per written task
     batch_size: int = 4  # generations per RWR step
     # m: tasks written per seed. 1 of each of 32 seeds (data.seeds_per_epoch) rather than 4 of each of 8 (m = 4 is
@@ -132,6 +141,8 @@ class SimulatorConfig:
 
     def __post_init__(self):
         check(self.temperature > 0, f"simulator.temperature={self.temperature} must be > 0")
+        check(self.fit_temperature is None or self.fit_temperature > 0,
+              f"simulator.fit_temperature={self.fit_temperature} must be > 0 (or null: simulator.temperature)")
         check(0 < self.top_p <= 1, f"simulator.top_p={self.top_p} must be in (0, 1]")
         check(self.max_completion_length > 0,
               f"simulator.max_completion_length={self.max_completion_length} must be > 0")
@@ -148,6 +159,9 @@ class CurriculumConfig:
     static_path: Optional[str] = None  # static: JSONL of tasks; None: generate it once (GenEnv-Static)
     static_variations: int = 5  # static with no path: variations per seed, generated before training
     train_simulator: bool = True  # False: GenEnv-Random (the simulator generates but never learns)
+    # False: the agent never updates (rollouts still run): R_env then depends on the simulator alone, the
+    # cleanest test of whether it learns a curriculum (experiment=frozen_agent)
+    train_agent: bool = True
     env_reward: Literal["genenv", "rzero", "absolute_zero", "band"] = "genenv"  # genenv: exp(-beta (p - alpha)^2)
     alpha: float = 0.5  # the target success rate p-hat of generated tasks
     beta: float = 10.0  # sharpness of R_env = exp(-beta (p - alpha)^2)

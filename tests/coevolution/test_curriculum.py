@@ -42,5 +42,5 @@ def test_score_tasks_is_pure_and_complete():
     rec = env_record(records[1], out.scores[1])
     assert rec["task"] is None and rec["attempted"] is False and rec["r_env"] == 0.0
     assert list(env_record(records[0], out.scores[0])) == [
-        "epoch", "seed_id", "source", "prompt_ids", "completion_ids", "text", "task", "reason", "attempted",
+        "epoch", "seed_id", "source", "prompt_ids", "completion_ids", "text", "task", "reason", "novelty", "attempted",
         "p_hat", "r_env", "trained_on"]  # the D_env line's field order
