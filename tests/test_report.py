@@ -172,3 +172,16 @@ def test_grouping_by_everything_but_the_seed(tmp_path):
     other.config.update(data={"num_val": 8}, agent={"learning_rate": 0.1})
     labels = [g.label for g in report.group_runs([runs[0], other])]
     assert labels == ["genenv [a]", "genenv [e]"]
+
+
+def test_paired_difference_by_hand():
+    from lightning_genenv.report.stats import paired_difference, t975
+
+    # diffs 0.1, 0.2, 0.3: mean 0.2, sd 0.1, half-width t(2) * 0.1 / sqrt(3) = 4.303 * 0.057735 = 0.24843
+    mean, low, high, n = paired_difference([0.5, 0.6, 0.7], [0.4, 0.4, 0.4])
+    assert (mean, n) == (pytest.approx(0.2), 3)
+    assert (low, high) == (pytest.approx(0.2 - 0.248434, abs=1e-5), pytest.approx(0.2 + 0.248434, abs=1e-5))
+    assert paired_difference([1.0], [0.0]) is None  # one pair: no interval
+    assert t975(1) == 12.706 and t975(100) == 1.96
+    with pytest.raises(ValueError):
+        paired_difference([1.0, 2.0], [1.0])

@@ -15,7 +15,10 @@ from pathlib import Path
 
 from lightning_genenv.report.groups import Group, families
 from lightning_genenv.report.runs import Run
-from lightning_genenv.report.stats import NOT_LOGGED, first_last, fmt, fmt_spread, moved_toward
+from lightning_genenv.report.stats import NOT_LOGGED, first_last, fmt, fmt_spread, moved_toward, paired_difference
+
+# The final values compared between groups, paired by seed (the last logged epoch of each run).
+PAIRED_KEYS = [("val/reward_mean", "val reward (sampled)"), ("val/score", "val score")]
 
 # (tag, title) of the per-epoch keys in the summary tables, in order.
 SUMMARY_KEYS = [
@@ -62,6 +65,30 @@ def _last_step(pairs: list[tuple[int, float]]) -> float | None:
     return pairs[-1][1] if pairs else None
 
 
+def _paired_section(groups: list[Group]) -> list[str]:
+    """Each group against the first: the mean paired difference of the final value over the seeds both
+    ran, with its 95% t interval (an interval that excludes 0 is a difference at this sample size)."""
+    if len(groups) < 2:
+        return []
+    ref = groups[0]
+    lines = ["## Paired differences (final value, paired by seed)", "",
+             f"Each group minus **{ref.label}**, over the seeds both ran: mean difference [95% t interval] "
+             "(n pairs).", "", "| group | " + " | ".join(t for _, t in PAIRED_KEYS) + " |",
+             "|---|" + "---|" * len(PAIRED_KEYS)]
+    for g in groups[1:]:
+        cells = []
+        for tag, _ in PAIRED_KEYS:
+            theirs = {r.seed: _last(r.series(tag)) for r in g.runs}
+            ours = {r.seed: _last(r.series(tag)) for r in ref.runs}
+            seeds = [s for s in theirs if s in ours and theirs[s] is not None and ours[s] is not None]
+            d = paired_difference([theirs[s] for s in seeds], [ours[s] for s in seeds])
+            cells.append(NOT_LOGGED if d is None and not seeds else
+                         f"{fmt(theirs[seeds[0]] - ours[seeds[0]])} (1 pair, no interval)" if d is None else
+                         f"{fmt(d[0])} [{fmt(d[1])}, {fmt(d[2])}] ({d[3]})")
+        lines.append(f"| {g.label} | " + " | ".join(cells) + " |")
+    return lines + [""]
+
+
 def write_markdown(groups: list[Group], runs: list[Run], out: Path, plots: list[Path]) -> Path:
     lines = ["# GenEnv run report", ""]
     lines += ["Scalars are read from each run's TensorBoard event files (`tb/agent`, `tb/simulator`); "
@@ -100,6 +127,8 @@ def write_markdown(groups: list[Group], runs: list[Run], out: Path, plots: list[
                 cells.append(NOT_LOGGED if fl is None else f"{fmt(fl[0][1])} → {fmt(fl[1][1])}")
             lines.append(f"| {r.label} | {g.label} | " + " | ".join(cells) + f" | {_toward_cell([r], g.alpha)} |")
     lines.append("")
+
+    lines += _paired_section(groups)
 
     lines += ["## Data efficiency and KL (last logged value)", "",
               "| group | synthetic tasks used | best val score | agent KL (last step) | simulator KL to initial "

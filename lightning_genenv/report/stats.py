@@ -2,10 +2,12 @@
 
 :func:`aggregate` gives the mean and sample standard deviation over seeds at each x; :func:`first_last`
 a run's first and last logged epoch; :func:`moved_toward` whether ``p̂`` ended closer to α than it
-began; :func:`fmt_spread` writes ``mean ± sd``. Nothing here reads files or draws.
+began; :func:`paired_difference` the mean of paired differences with its two-sided 95% t interval;
+:func:`fmt_spread` writes ``mean ± sd``. Nothing here reads files or draws.
 
-Deliberately left out: significance tests or confidence intervals beyond the seed spread, and
-interpolating series whose epochs differ (each x averages the seeds that logged it).
+Deliberately left out: tests other than the paired t interval (no Welch test for unpaired runs, no
+multiple-comparison correction), and interpolating series whose epochs differ (each x averages the
+seeds that logged it).
 """
 
 from __future__ import annotations
@@ -25,6 +27,32 @@ def aggregate(series: list[dict]) -> tuple[list, list[float], list[float | None]
         means.append(sum(values) / len(values) if values else math.nan)
         sds.append(statistics.stdev(values) if len(values) > 1 else None)
     return xs, means, sds
+
+
+# Student's t quantile t_{0.975, df} for df = 1..30; beyond 30 the normal's 1.96 is within 2%.
+_T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145,
+         2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048,
+         2.045, 2.042)
+
+
+def t975(df: int) -> float:
+    """The two-sided 95% quantile of Student's t with ``df`` degrees of freedom (df >= 1)."""
+    if df < 1:
+        raise ValueError(f"t975 needs df >= 1, got {df}")
+    return _T975[df - 1] if df <= len(_T975) else 1.96
+
+
+def paired_difference(a: list[float], b: list[float]) -> tuple[float, float, float, int] | None:
+    """Mean of ``a[i] - b[i]`` and its 95% t interval over the pairs: ``(mean, low, high, n)``; None with
+    fewer than two pairs (no interval). ``a`` and ``b`` are paired by position (the same seed)."""
+    if len(a) != len(b):
+        raise ValueError(f"paired_difference needs pairs: {len(a)} values against {len(b)}")
+    diffs = [x - y for x, y in zip(a, b)]
+    if len(diffs) < 2:
+        return None
+    mean = sum(diffs) / len(diffs)
+    half = t975(len(diffs) - 1) * statistics.stdev(diffs) / math.sqrt(len(diffs))
+    return mean, mean - half, mean + half, len(diffs)
 
 
 def _finite(v) -> bool:
