@@ -10,12 +10,15 @@ TRL's four ``loss_type`` normalizations.
 
 The old policy is the one that sampled the epoch's groups. One generation batch spans several
 optimizer steps, so from the second step on the data is off-policy and the ratio must be taken
-against the sampler: with ``num_iterations == 1`` the old log-probs are the sampler's own (returned
-by every engine, no extra forward pass); with more, :meth:`prepare_groups` recomputes them with the
-trainer once, before the first update (TRL's ``old_per_token_logps``), with the reference log-probs, and
-``is_cap`` (from ``rollout.vllm_importance_sampling_*`` for an external sampler) turns on TRL's
-per-token truncated importance-sampling correction between the two
-(:func:`lightning_genenv.losses.truncated_is_weights`).
+against the sampler. When the sampler is the trainer itself (``rollout=hf``) and ``num_iterations == 1``
+the old log-probs are the sampler's own (returned by every engine, no extra forward pass). Otherwise
+:meth:`prepare_groups` recomputes them with the trainer once, before the first update (TRL's
+``old_per_token_logps``), with the reference log-probs: with ``num_iterations > 1`` because each
+pass reuses them, and with an external sampler (vLLM, ``is_cap`` from
+``rollout.vllm_importance_sampling_*``) because its log-probs are not the trainer's: the PPO ratio
+then starts at 1 and the sampler/trainer gap becomes TRL's per-token truncated importance weight on
+the policy term (:func:`lightning_genenv.losses.truncated_is_weights`), instead of entering the ratio
+and being clipped as if it were policy drift.
 
 Logged per step under ``agent/``, in TRL's names: ``reward``, ``reward_std``, ``frac_reward_zero_std``,
 ``entropy`` (the sampled tokens' mean ``-log p``, a Monte Carlo estimate), ``completions/{min,mean,max}_length``,
@@ -106,11 +109,12 @@ class AgentModule(PolicyModule):
 
     # ------------------------------------------------------------------ the epoch's groups
     def prepare_groups(self, groups: list[Group], layout: BatchLayout) -> list[Group]:
-        """:func:`prepared_groups`, and with ``num_iterations > 1`` the old policy's and the reference's
-        log-probs of this rank's groups, computed once before any update: each pass reuses them."""
+        """:func:`prepared_groups`, and with ``num_iterations > 1`` or an external sampler (``is_cap``) the
+        old policy's and the reference's log-probs of this rank's groups, computed by the trainer once
+        before any update: each pass reuses them, and the sampler's own become the IS weights."""
         cfg = self.cfg
         groups = prepared_groups(groups, layout, cfg)
-        if cfg.num_iterations == 1:
+        if cfg.num_iterations == 1 and self.is_cap is None:
             return groups
         local = layout.local(groups)
         with torch.no_grad():

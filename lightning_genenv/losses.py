@@ -123,9 +123,9 @@ def grpo_loss(logp: torch.Tensor, old_logp: torch.Tensor, advantages: torch.Tens
     """Clipped-ratio GRPO loss with an optional k3 KL penalty.
 
     ``logp``, ``old_logp``, ``ref_logp`` and ``mask`` are ``[B, T]`` over completion tokens;
-    ``advantages`` is ``[B]``. ``is_weights`` (``[B, T]``, optional) multiplies the per-token loss
-    (KL term included, as in TRL), for importance-sampling correction of an external sampler
-    (:func:`truncated_is_weights`). ``use_bias_correction_kl`` multiplies the k3 KL by the ratio
+    ``advantages`` is ``[B]``. ``is_weights`` (``[B, T]``, optional) multiplies the per-token policy
+    term (not the KL term, which is added after, as in TRL), for importance-sampling correction of an
+    external sampler (:func:`truncated_is_weights`). ``use_bias_correction_kl`` multiplies the k3 KL by the ratio
     (TRL's option of the same name). Returns the loss and detached metrics (KL as it enters the
     loss, clip fractions), each a masked token mean, as TRL logs them.
     """
@@ -135,6 +135,8 @@ def grpo_loss(logp: torch.Tensor, old_logp: torch.Tensor, advantages: torch.Tens
     clipped = torch.clamp(ratio, 1 - epsilon, 1 + eps_high)
     adv = advantages.unsqueeze(1)
     per_token = -torch.min(ratio * adv, clipped * adv)
+    if is_weights is not None:  # the policy term only: TRL adds the KL after the correction
+        per_token = per_token * is_weights
     metrics = {}
     if ref_logp is not None:
         kl = k3_kl(logp, ref_logp)
@@ -143,8 +145,6 @@ def grpo_loss(logp: torch.Tensor, old_logp: torch.Tensor, advantages: torch.Tens
         if beta:
             per_token = per_token + beta * kl
         metrics["kl"] = masked_mean(kl.detach(), mask)
-    if is_weights is not None:  # after the KL term, as TRL applies it
-        per_token = per_token * is_weights
     loss = aggregate(per_token, mask, loss_type, max_completion_length, num_items_in_batch)
     with torch.no_grad():
         low = ((ratio < 1 - epsilon) & (adv < 0)).to(mask.dtype)

@@ -54,3 +54,32 @@ def test_stored_reference_logprobs_replace_the_anchor_forward(tiny_dir, agent_ba
     stored = agent.training_step({**batch, "ref_logprobs": ref}, 0)
     assert len(calls) == 1 and fresh.item() != 0
     assert stored.item() == pytest.approx(fresh.item(), rel=1e-6)
+
+
+@pytest.mark.parametrize("offset,weight", [(1.0, 2.0), (0.2, 1.2214)])
+def test_an_external_samplers_gap_becomes_a_capped_is_weight_and_the_ratio_starts_at_1(tiny_dir, offset, weight):
+    """vLLM's log-probs with a known offset below the trainer's: prepare_groups recomputes the old log-probs
+    with the trainer (num_iterations = 1 too), so the PPO ratio is 1 at the first step and the gap is the
+    importance weight exp(offset), truncated at the cap (2)."""
+    from lightning_genenv.layout import BatchLayout
+
+    torch.manual_seed(0)
+    model, tok = load_causal_lm(tiny_dir)
+    agent = AgentModule(model, tok, compose(["model=tiny", "agent.beta=0.0", "agent.num_generations=4"]).agent,
+                        is_cap=2.0)
+    completions = [[8, 9, 10], [11, 12], [13], [8, 8, 8]]
+    group = Group(task=None, prompt_ids=[5, 6, 7], completion_ids=completions, rewards=[1.0, 0.0, 0.0, 1.0],
+                  logprobs=[[0.0] * len(c) for c in completions], truncated=[False] * 4, texts=[""] * 4)
+    with torch.no_grad():
+        trainer_logp = agent.logprobs(collate_groups([group], tok.pad_token_id), agent.cfg.temperature)
+    sampler = [row[:len(c)].add(-offset).tolist() for row, c in zip(trainer_logp, completions)]
+    group.logprobs = sampler
+    prepared, = agent.prepare_groups([group], BatchLayout(tasks_per_epoch=1, groups_per_step=1))
+    for old, row, c in zip(prepared.old_logprobs, trainer_logp, completions):
+        assert old == pytest.approx(row[:len(c)].tolist(), abs=1e-5)
+    logged = {}
+    agent.log_dict = lambda d, **k: logged.update(d)
+    agent.training_step(collate_groups([prepared], tok.pad_token_id), 0)
+    assert float(logged["agent/clip_ratio/region"]) == 0.0  # the ratio is 1: the gap is not policy drift
+    assert float(logged["agent/is_weight_mean"]) == pytest.approx(weight, rel=1e-3)
+    assert float(logged["agent/is_capped_fraction"]) == (1.0 if weight == 2.0 else 0.0)

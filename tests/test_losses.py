@@ -126,14 +126,14 @@ def test_truncated_is_weights_by_hand():
     assert not losses.truncated_is_weights(t, sampler).requires_grad
 
 
-def test_grpo_loss_is_weights_scale_per_token_after_kl():
-    """TRL's order: per_token = (-min(r A, clip(r) A) + beta * kl) * is_ratio."""
+def test_grpo_loss_is_weights_scale_the_policy_term_only():
+    """TRL's order: per_token = -min(r A, clip(r) A) * is_ratio + beta * kl (the KL is not weighted)."""
     logp, old, mask, adv = _hand_case()
-    ref = old.clone()
+    ref = old - 0.3  # a KL that is not 0, so weighting it would show
     w = torch.tensor([[0.5, 2.0, 7.0], [1.0, 0.0, 1.5]])
     loss, _ = losses.grpo_loss(logp, old, adv, mask, ref_logp=ref, beta=0.1, loss_type="bnpo", is_weights=w)
-    per_tok = torch.tensor([[-1.2, -1.0, 0.0], [1.6, 2.0, 2.0]]) + 0.1 * losses.k3_kl(logp, ref)
-    assert loss.item() == pytest.approx(((per_tok * w * mask).sum() / 5).item(), rel=1e-5)
+    per_tok = torch.tensor([[-1.2, -1.0, 0.0], [1.6, 2.0, 2.0]]) * w + 0.1 * losses.k3_kl(logp, ref)
+    assert loss.item() == pytest.approx(((per_tok * mask).sum() / 5).item(), rel=1e-5)
     ones, _ = losses.grpo_loss(logp, old, adv, mask, ref_logp=ref, beta=0.1, loss_type="bnpo",
                                is_weights=torch.ones_like(w))
     plain, _ = losses.grpo_loss(logp, old, adv, mask, ref_logp=ref, beta=0.1, loss_type="bnpo")

@@ -64,8 +64,11 @@ def synthetic(rows: int = 8, width: int = 6, seed: int = 0) -> dict:
 
 
 @pytest.mark.parametrize("loss_type", losses.LOSS_TYPES)
-@pytest.mark.parametrize("accumulation,bias_correction", [(1, True), (2, True), (1, False)])
-def test_loss_matches_trl(tiny_dir, tmp_path, loss_type, accumulation, bias_correction):
+@pytest.mark.parametrize("accumulation,bias_correction,is_correction", [(1, True, False), (2, True, False),
+                                                                        (1, False, False), (1, True, True)])
+def test_loss_matches_trl(tiny_dir, tmp_path, loss_type, accumulation, bias_correction, is_correction):
+    """``is_correction``: vLLM's truncated importance weights (TRL's ``importance_sampling_ratio``) on the
+    policy term, with the KL added after them."""
     model, tok = load_causal_lm(tiny_dir)
     s = synthetic()
     rows, width = s["logp"].shape
@@ -80,6 +83,13 @@ def test_loss_matches_trl(tiny_dir, tmp_path, loss_type, accumulation, bias_corr
               "completion_ids": torch.ones(rows, width, dtype=torch.long), "completion_mask": s["mask"],
               "advantages": s["adv"], "old_per_token_logps": s["old"], "ref_per_token_logps": s["ref"],
               "num_items_in_batch": step_tokens.float()}
+    is_weights = None
+    if is_correction:  # weights on both sides of the cap (2), as truncated_is_weights makes them
+        sampler = s["old"] + torch.linspace(-1.0, 1.0, s["old"].numel()).reshape(s["old"].shape)
+        is_weights = losses.truncated_is_weights(s["old"], sampler, cap=2.0)
+        assert (is_weights == 2.0).any() and (is_weights < 1.0).any()
+        trainer.use_vllm, trainer.vllm_importance_sampling_correction = True, True
+        inputs["importance_sampling_ratio"] = is_weights
     trl_loss = trainer.compute_loss(trainer.model, inputs)
     trl_loss.backward()
 
@@ -87,7 +97,7 @@ def test_loss_matches_trl(tiny_dir, tmp_path, loss_type, accumulation, bias_corr
     ours_loss, metrics = losses.grpo_loss(
         ours_logp, s["old"], s["adv"], s["mask"], ref_logp=s["ref"], beta=BETA, epsilon=EPS, epsilon_high=EPS_HIGH,
         loss_type=loss_type, max_completion_length=width + 2, num_items_in_batch=float(step_tokens),
-        use_bias_correction_kl=bias_correction)
+        use_bias_correction_kl=bias_correction, is_weights=is_weights)
     # Lightning divides every micro-batch loss by accumulate_grad_batches; TRL does it inside the loss
     # for grpo/bnpo/dr_grpo and through its dapo normalizer.
     if loss_type != "dapo":
