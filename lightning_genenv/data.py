@@ -37,7 +37,7 @@ from lightning_genenv.layout import BatchLayout, epoch_seed
 from lightning_genenv.pools import POOLS, PoolLog
 from lightning_genenv.prompts import FamilyResults
 from lightning_genenv.rewards import success_rate
-from lightning_genenv.seed_loading import load_seeds
+from lightning_genenv.seed_loading import limit_base, load_seeds
 from lightning_genenv.tasks import DataError, Task, iter_jsonl, read_tasks
 
 
@@ -53,8 +53,8 @@ class Group:
     truncated: list[bool]
     texts: list[str]
     advantages: list[float] = field(default_factory=list)
-    old_logprobs: list[list[float]] | None = None  # set when num_iterations > 1
-    ref_logprobs: list[list[float]] | None = None  # set when num_iterations > 1 and beta > 0: computed once
+    old_logprobs: list[list[float]] | None = None  # the trainer's: set when num_iterations > 1 or vLLM samples
+    ref_logprobs: list[list[float]] | None = None  # set with old_logprobs when beta > 0: computed once
     num_items_in_batch: float | None = None  # completion tokens in this group's optimizer step
 
 
@@ -150,7 +150,8 @@ class GenEnvDataModule(L.LightningDataModule):
         self.repairs: list[dict] = []  # what resuming did to the pool log
         self.rng = random.Random(data_cfg.seed)
         self.skipped: Counter = Counter()  # invalid records in user data files, by reason
-        self.base: list[Task] = []
+        self.base: list[Task] = []  # the seeds trained on (data.num_train of them)
+        self.shot_pool: list[Task] = []  # every loaded seed: the few-shot and simulator examples
         self.val: list[Task] = []
         self.d_train: list[dict] = []
         self.d_env: list[dict] = []
@@ -163,7 +164,8 @@ class GenEnvDataModule(L.LightningDataModule):
     def setup(self, stage: str | None = None) -> None:
         if self._loaded:
             return
-        self.base, self.val = load_seeds(self.cfg, self.skipped, self.benchmarks_root)
+        self.shot_pool, self.val = load_seeds(self.cfg, self.skipped, self.benchmarks_root)
+        self.base = limit_base(self.shot_pool, self.cfg.num_train, self.cfg.seed)
         self.d_train = [{"task": t.to_dict(), "source": "seed"} for t in self.base]
         self._loaded = True
 
@@ -177,8 +179,11 @@ class GenEnvDataModule(L.LightningDataModule):
         return self.rng.sample(self.base, min(k, len(self.base)))
 
     def family_examples(self, task: Task, k: int) -> list[Task]:
-        """``k`` other base tasks of the task's family (few-shot examples), deterministic per task."""
-        same = [t for t in self.base if t.family == task.family and t.id != task.id
+        """``k`` other tasks of the task's family (few-shot examples), deterministic per task. They come
+        from every loaded seed (``shot_pool``), also when ``data.num_train`` limits the tasks trained on:
+        worked examples in a prompt are context, not training targets, and without them the 135M model
+        writes almost no valid tool call."""
+        same = [t for t in self.shot_pool if t.family == task.family and t.id != task.id
                 and t.question != task.question]
         return random.Random(task.id).sample(same, min(k, len(same)))
 

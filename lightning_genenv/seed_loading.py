@@ -54,6 +54,29 @@ def load_seeds(cfg, skipped: Counter, benchmarks_root: str | Path | None = None)
     return base, val
 
 
+def limit_base(base: list[Task], num_train: int, seed: int) -> list[Task]:
+    """At most ``num_train`` base tasks, every family present (0: all): each family's tasks in a seeded
+    order, taken one family after another, round by round, so the families differ in size by at most one
+    task (a family with fewer tasks gives what it has). Raises :class:`DataError` when ``num_train`` is
+    smaller than the number of families."""
+    if not num_train or num_train >= len(base):
+        return base
+    by_family: dict[str, list[Task]] = {}
+    for t in base:
+        by_family.setdefault(t.family, []).append(t)
+    if num_train < len(by_family):
+        raise DataError(f"data.num_train={num_train} cannot keep every one of the {len(by_family)} task families "
+                        f"present; use at least {len(by_family)}")
+    rng = random.Random(seed)
+    queues = {f: rng.sample(ts, len(ts)) for f, ts in sorted(by_family.items())}
+    kept: list[Task] = []
+    while len(kept) < num_train:
+        for queue in queues.values():
+            if queue and len(kept) < num_train:
+                kept.append(queue.pop(0))
+    return kept
+
+
 def _split_train_file(cfg, tasks: list[Task]) -> tuple[list[Task], list[Task]]:
     """``data.train_path`` without ``data.val_path``: hold out ``data.val_fraction`` of the file's
     tasks (by family, as the embedded seeds are split) for validation, and say so."""

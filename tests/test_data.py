@@ -108,3 +108,23 @@ def test_record_results_keeps_each_familys_latest_rate_and_examples():
     restored = GenEnvDataModule(cfg.data, cfg.agent, pad_id=0)
     restored.load_state_dict(json.loads(json.dumps(dm.state_dict())))
     assert restored.family_results("weather") == dm.family_results("weather")
+
+
+def test_num_train_keeps_every_family_and_is_deterministic():
+    from collections import Counter
+
+    from lightning_genenv.seed_loading import limit_base
+    from lightning_genenv.seeds import embedded_seeds
+    from lightning_genenv.tasks import DataError
+
+    base, _ = embedded_seeds(seed=0, val_fraction=0.15)
+    families = Counter(t.family for t in base)
+    kept = limit_base(base, 28, seed=0)
+    assert len(kept) == 28 and Counter(t.family for t in kept) == {f: 2 for f in families}
+    assert limit_base(base, 28, seed=0) == kept and limit_base(base, 28, seed=1) != kept
+    assert len({t.id for t in kept}) == 28 and {t.id for t in kept} <= {t.id for t in base}
+    odd = Counter(t.family for t in limit_base(base, 20, seed=0))
+    assert len(odd) == 14 and set(odd.values()) == {1, 2}  # families differ by at most one task
+    assert limit_base(base, 0, seed=0) == base and limit_base(base, 10_000, seed=0) == base
+    with pytest.raises(DataError, match="every one of the 14 task families"):
+        limit_base(base, 13, seed=0)

@@ -192,6 +192,9 @@ class DataConfig:
     families: Optional[list[str]] = None  # keep only these task families, e.g. [weather, qa_arith] (None: all)
     val_fraction: float = 0.15  # held out for validation when val_path is None (stratified by family)
     num_val: int = 0  # validation tasks used each epoch (0: all held-out tasks)
+    # base tasks trained on, every family present (0: all). The few-shot examples still come from every loaded
+    # seed. data=scarce: a base set small enough that plain GRPO sees each task several times (issue 28)
+    num_train: int = 0
     seeds_per_epoch: int = 32  # base seeds the simulator writes variations of, each epoch (see num_variations)
     tasks_per_epoch: int = 16  # agent groups per epoch: valid generated, then replay, then base
     replay_per_epoch: int = 4  # at most this many tasks replayed from D_train's generated tasks
@@ -201,6 +204,7 @@ class DataConfig:
 
     def __post_init__(self):
         check(self.tasks_per_epoch >= 1, f"data.tasks_per_epoch={self.tasks_per_epoch} must be >= 1")
+        check(self.num_train >= 0, f"data.num_train={self.num_train} must be >= 0 (0: every base task)")
         check(0.0 < self.val_fraction < 1.0, f"data.val_fraction={self.val_fraction} must be in (0, 1)")
         check(0.0 <= self.generated_fraction <= 1.0,
               f"data.generated_fraction={self.generated_fraction} must be in [0, 1]")
