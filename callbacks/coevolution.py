@@ -39,7 +39,8 @@ from lightning.fabric.utilities.seed import seed_everything
 from lightning.pytorch.utilities import rank_zero_warn
 
 from lightning_genenv.coevolution import (SimulatorUpdates, Timers, attempt, env_record, log_metrics, log_samples,
-                                          new_task_metrics, rollout_metrics, score_tasks, task_source)
+                                          new_task_metrics, rollout_metrics, score_tasks, task_source,
+                                          write_validation)
 from lightning_genenv.coevolution.checkpoint import restore_rng, rng_state, save_last
 from lightning_genenv.config import ConfigError
 from lightning_genenv.layout import epoch_seed
@@ -84,7 +85,9 @@ class CoEvolutionCallback(L.Callback):
             return
         timers = Timers()
         with timers.phase("validation"):
-            metrics, _ = agent.evaluate(self.dm.val)
+            metrics, records = agent.evaluate(self.dm.val)
+        if trainer.is_global_zero:
+            write_validation(self.cfg.run_dir, "step0", records)
         log_metrics(trainer, {**metrics, **timers.metrics()}, epoch=-1, by_epoch=self.by_epoch)  # before epoch 0
 
     # ------------------------------------------------------------------ steps 1-4
@@ -151,6 +154,8 @@ class CoEvolutionCallback(L.Callback):
     def on_validation_epoch_end(self, trainer, agent) -> None:
         if not trainer.sanity_checking:
             self.timers.stop("validation")
+            if trainer.is_global_zero:
+                write_validation(self.cfg.run_dir, f"epoch-{trainer.current_epoch}", agent.val_samples)
 
     # ------------------------------------------------------------------ steps 5-6
     def on_train_epoch_end(self, trainer: L.Trainer, agent) -> None:

@@ -90,7 +90,7 @@ class AgentModule(PolicyModule):
         self.shots_for = shots_for
         self.is_cap = is_cap
         self.trainable = trainable
-        self.val_samples: list[dict] = []
+        self.val_samples: list[dict] = []  # the last validation's per-task records (evaluate)
         # val/score and val/reward_mean over every rank's tasks: torchmetrics syncs them at the epoch's end
         self.val_means = torch.nn.ModuleDict({"score": MeanMetric(), "reward_mean": MeanMetric()})
 
@@ -191,7 +191,8 @@ class AgentModule(PolicyModule):
     # ------------------------------------------------------------------ validation
     def evaluate(self, tasks: list) -> tuple[dict[str, float], list[dict]]:
         """Greedy ``val/score`` and sampled ``val/reward_mean`` (``val_num_generations`` attempts per task at
-        the training temperature) on ``tasks``, overall and per family; and the greedy samples."""
+        the training temperature) on ``tasks``, overall and per family; and one record per task: its greedy
+        completion, ``score`` and ``reason``, and its ``sampled_rewards``."""
         if self.engine is None or self.shots_for is None:
             raise RuntimeError("AgentModule.evaluate needs started rollouts and shots_for")
         prompts = [self.prompt(t) for t in tasks]
@@ -200,20 +201,21 @@ class AgentModule(PolicyModule):
             runs["val/reward_mean"] = SamplingParams(
                 n=self.cfg.val_num_generations, temperature=self.cfg.temperature, top_p=self.cfg.top_p,
                 max_new_tokens=self.cfg.max_completion_length)
-        metrics, samples = {}, []
+        metrics, records = {}, [{"task": t.id, "family": t.family} for t in tasks]
         for name, params in runs.items():
             by_family = defaultdict(list)
-            for task, group in zip(tasks, self.engine.generate(prompts, params, desc=name)):
-                for sample in group:
-                    score, reason = agent_reward(task, sample.text, self.cfg.subset_match)
-                    by_family[task.family].append(score)
-                    if params.greedy:
-                        samples.append({"task": task.id, "family": task.family, "completion": sample.text,
-                                        "score": score, "reason": reason})
+            for task, record, group in zip(tasks, records, self.engine.generate(prompts, params, desc=name)):
+                scored = [(sample, *agent_reward(task, sample.text, self.cfg.subset_match)) for sample in group]
+                by_family[task.family] += [score for _, score, _ in scored]
+                if params.greedy:
+                    (sample, score, reason), = scored
+                    record.update(completion=sample.text, score=score, reason=reason)
+                else:
+                    record["sampled_rewards"] = [score for _, score, _ in scored]
             scores = [s for values in by_family.values() for s in values]
             metrics[name] = sum(scores) / len(scores)
             metrics.update({f"{name}/{f}": sum(v) / len(v) for f, v in sorted(by_family.items())})
-        return metrics, samples
+        return metrics, records
 
     def validation_step(self, tasks: list, batch_idx: int) -> None:
         metrics, self.val_samples = self.evaluate(tasks)

@@ -173,3 +173,21 @@ def test_a_frozen_agent_never_changes_while_the_simulator_learns(tiny_sft_dir, t
     # the agent's step never moves, so the curves are per epoch
     for tag in ("curriculum/attempted_tasks", "sim/near_duplicate_rate", "sim/copy_of_seed_rate", "sim/valid_rate"):
         assert [e.step for e in acc.Scalars(tag)] == [0, 1], tag
+
+
+@pytest.mark.slow
+def test_every_validation_writes_its_per_task_scores(run_dir):
+    """validation/step0.jsonl and one file per epoch: a record per held-out task (4 here), its greedy score
+    and completion, and its sampled rewards, equal on average to the logged val/ curves."""
+    files = sorted(p.name for p in (run_dir / "validation").iterdir())
+    assert files == ["epoch-0.jsonl", "epoch-1.jsonl", "step0.jsonl"]
+    agent = _scalars(run_dir / "tb" / "agent")
+    for name, step in (("step0.jsonl", 0), ("epoch-1.jsonl", max(e.step for e in agent.Scalars("val/score")))):
+        records = [json.loads(line) for line in (run_dir / "validation" / name).read_text().splitlines()]
+        assert len(records) == 4 and len({r["task"] for r in records}) == 4
+        assert all(r["score"] in (0.0, 1.0) and isinstance(r["completion"], str) for r in records)
+        greedy = [e.value for e in agent.Scalars("val/score") if e.step == step][-1]
+        assert sum(r["score"] for r in records) / 4 == pytest.approx(greedy, abs=1e-6)
+        sampled = [x for r in records for x in r["sampled_rewards"]]
+        reward_mean = [e.value for e in agent.Scalars("val/reward_mean") if e.step == step][-1]
+        assert sum(sampled) / len(sampled) == pytest.approx(reward_mean, abs=1e-6)

@@ -19,8 +19,15 @@ from lightning_genenv.coevolution.attempts import Attempts, attempt
 from lightning_genenv.coevolution.curriculum import Curriculum, TaskScore, env_record, score_tasks
 from lightning_genenv.coevolution.simulator_updates import SimulatorUpdates
 from lightning_genenv.coevolution.sources import NewTasks, NoSource, SimulatorSource, StaticSource, task_source
-from lightning_genenv.coevolution.telemetry import Timers, log_metrics, log_samples, new_task_metrics, rollout_metrics
+from lightning_genenv.coevolution.telemetry import (
+                                                    Timers,
+                                                    log_metrics,
+                                                    log_samples,
+                                                    new_task_metrics,
+                                                    rollout_metrics,
+                                                    write_validation,
+)
 
 __all__ = ["Attempts", "Curriculum", "NewTasks", "NoSource", "SimulatorSource", "SimulatorUpdates", "StaticSource",
            "TaskScore", "Timers", "attempt", "env_record", "log_metrics", "log_samples", "new_task_metrics",
-           "rollout_metrics", "score_tasks", "task_source"]
+           "rollout_metrics", "score_tasks", "task_source", "write_validation"]

@@ -5,7 +5,9 @@
 * :func:`new_task_metrics`: the simulator's valid rate, invalid reasons, copy and near-duplicate rates
   this epoch (``sim/*``);
 * :func:`log_metrics` and :func:`log_samples`: to the agent's logger, on rank 0 only; samples and the
-  ``p̂`` histogram only where the logger can take them (TensorBoard).
+  ``p̂`` histogram only where the logger can take them (TensorBoard);
+* :func:`write_validation`: each validation's per-task scores, ``<run_dir>/validation/<name>.jsonl``, so
+  that two runs can be compared task by task (paired) after the fact.
 
 Deliberately left out: the per-step training metrics (the modules log those themselves) and the
 console's epoch summary (:mod:`lightning_genenv.callbacks.console`).
@@ -13,6 +15,8 @@ console's epoch summary (:mod:`lightning_genenv.callbacks.console`).
 
 from __future__ import annotations
 
+import json
+import os
 import time
 from collections import Counter
 from contextlib import contextmanager
@@ -125,6 +129,19 @@ def log_samples(trainer, records: list[GeneratedTask], scores: list[TaskScore | 
     for g in groups[:k]:
         writer.add_text("samples/agent", _md(f"{g.task.id}: {g.task.question} | rewards {g.rewards}",
                                              "\n---\n".join(g.texts)), step)
+
+
+def write_validation(run_dir, name: str, records: list[dict]) -> None:
+    """``records`` (one per held-out task: greedy completion, score and reason, sampled rewards) as
+    ``<run_dir>/validation/<name>.jsonl``, written to a temporary file and renamed into place."""
+    if run_dir is None or not records:
+        return
+    directory = os.path.join(run_dir, "validation")
+    os.makedirs(directory, exist_ok=True)
+    path = os.path.join(directory, f"{name}.jsonl")
+    with open(path + ".tmp", "w") as f:
+        f.writelines(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
+    os.replace(path + ".tmp", path)
 
 
 def _md(title: str, body: str) -> str:
