@@ -56,7 +56,8 @@ def within(group: str, obj: Any, **intervals: str) -> None:
         if value is None:
             continue
         low, high = (float(x) for x in interval[1:-1].split(","))
-        ok = (not (isinstance(value, float) and not math.isfinite(value)) and (low < value if interval[0] == "(" else low <= value)
+        finite = not isinstance(value, float) or math.isfinite(value)  # math.isfinite overflows on huge ints
+        ok = (finite and (low < value if interval[0] == "(" else low <= value)
               and (value < high if interval[-1] == ")" else value <= high))
         check(ok, f"{group}.{name}={value} must be in {interval}")
 
