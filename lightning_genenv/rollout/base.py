@@ -61,16 +61,17 @@ def encode_chat(tokenizer, messages: list[dict], prefix: str = "") -> list[int]:
     simulator's question) is encoded as plain text, never as a role boundary. A prompt with no special
     token in its contents, every ordinary one, is tokenized in one piece, exactly as before."""
     text = tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
-    specials = _added_tokens(tokenizer)
+    specials = _special_tokens(tokenizer)
     if not any(s in str(m.get("content", "")) for m in messages for s in specials):
         return tokenizer(text + prefix, add_special_tokens=False)["input_ids"]
     return _encode_contents_as_text(tokenizer, messages, prefix, specials)
 
 
-def _added_tokens(tokenizer) -> list[str]:
-    """The strings the tokenizer matches whole before splitting words: its added (special) tokens."""
+def _special_tokens(tokenizer) -> list[str]:
+    """The tokenizer's special tokens (``<|im_start|>``...): the added tokens ``split_special_tokens``
+    spells out. Added tokens that are not special (Qwen's ``<tool_call>``) stay single tokens, as before."""
     decoder = getattr(tokenizer, "added_tokens_decoder", None) or {}
-    return [t.content for t in decoder.values() if t.content]
+    return [t.content for t in decoder.values() if t.content and getattr(t, "special", True)]
 
 
 def _encode_contents_as_text(tokenizer, messages: list[dict], prefix: str, specials: list[str]) -> list[int]:
