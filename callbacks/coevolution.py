@@ -71,7 +71,7 @@ class CoEvolutionCallback(L.Callback):
         warning = length_warning(dm.base + dm.val, agent.tokenizer, cfg.agent.max_completion_length)
         if warning:
             rank_zero_warn(warning)
-        problem = dm.layout().problem(cfg.data.seeds_per_epoch)
+        problem = dm.layout().problem(cfg.data.seeds_per_epoch, len(dm.base))
         if problem:
             raise ConfigError(problem)
 

@@ -38,7 +38,7 @@ from lightning_genenv.pools import POOLS, PoolLog
 from lightning_genenv.prompts import FamilyResults
 from lightning_genenv.rewards import success_rate
 from lightning_genenv.seed_loading import limit_base, load_seeds
-from lightning_genenv.tasks import DataError, Task, iter_jsonl, read_tasks
+from lightning_genenv.tasks import DataError, Skipped, Task, iter_jsonl, read_tasks
 
 
 @dataclass
@@ -149,7 +149,7 @@ class GenEnvDataModule(L.LightningDataModule):
         self.committed = {p: 0 for p in POOLS}  # records of each pool already in the log
         self.repairs: list[dict] = []  # what resuming did to the pool log
         self.rng = random.Random(data_cfg.seed)
-        self.skipped: Counter = Counter()  # invalid records in user data files, by reason
+        self.skipped = Skipped()  # invalid records in user data files, by reason (and first lines)
         self.base: list[Task] = []  # the seeds trained on (data.num_train of them)
         self.shot_pool: list[Task] = []  # every loaded seed: the few-shot and simulator examples
         self.val: list[Task] = []
@@ -173,7 +173,7 @@ class GenEnvDataModule(L.LightningDataModule):
         """The fixed task set of GenEnv-Static or an offline teacher; invalid records are skipped."""
         self.static_tasks = read_tasks(path, self.skipped)
         if not self.static_tasks:
-            raise DataError(f"no valid tasks in the static set {path} (skipped: {dict(self.skipped)})")
+            raise DataError(f"no valid tasks in the static set {path} (skipped: {self.skipped.describe()})")
 
     def sample_seeds(self, k: int) -> list[Task]:
         return self.rng.sample(self.base, min(k, len(self.base)))

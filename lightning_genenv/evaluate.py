@@ -29,7 +29,7 @@ from lightning_genenv.benchmarks import BENCHMARKS, BenchmarkDataError
 from lightning_genenv.benchmarks.eval_config import EvalConfig, compose_eval
 from lightning_genenv.benchmarks.runner import context_length, numeric, run_items, select, summary
 from lightning_genenv.benchmarks.train_seeds import heldout_items
-from lightning_genenv.config import ConfigError, compose, parse_cli, to_yaml
+from lightning_genenv.config import ConfigError, compose, parse_cli, save_config
 from lightning_genenv.models import MODEL_HINT, ModelUnavailable, load_causal_lm
 from lightning_genenv.rollout import build_engine
 from lightning_genenv.tasks import write_jsonl_atomic
@@ -80,7 +80,7 @@ def _write(out: Path, cfg, records: list[dict], result: dict, tb_dir, name: str,
     out.mkdir(parents=True, exist_ok=True)
     write_jsonl_atomic(out / "items.jsonl", (json.loads(json.dumps(r, default=str)) for r in records))
     (out / "summary.json").write_text(json.dumps(result, indent=2, default=str))
-    (out / "config.yaml").write_text(to_yaml(cfg))
+    save_config(cfg, out / "config.yaml")
     if tb_dir:
         _log_tensorboard(Path(tb_dir), name, metrics)
 

@@ -83,8 +83,13 @@ class BatchLayout:
         per_step = self.groups_per_global_step
         return [groups[start:start + per_step] for start in range(0, len(groups), per_step)]
 
-    def problem(self, seeds_per_epoch: int) -> str | None:
-        """Why the epoch cannot be split evenly over the ranks, or None."""
+    def problem(self, seeds_per_epoch: int, base_size: int | None = None) -> str | None:
+        """Why the epoch cannot be filled (``base_size``: base seeds, which fill it when no generated or
+        replayed task does) or split evenly over the ranks, or None."""
+        if base_size is not None and base_size < self.tasks_per_epoch:
+            return (f"the base set has {base_size} tasks, fewer than data.tasks_per_epoch={self.tasks_per_epoch} "
+                    "(an epoch with no valid generated task is filled from it); lower data.tasks_per_epoch or "
+                    "add seeds")
         per_step = self.groups_per_global_step
         if self.tasks_per_epoch % per_step or seeds_per_epoch % self.world_size:
             return (f"with {self.world_size} processes, data.tasks_per_epoch={self.tasks_per_epoch} must be "

@@ -35,6 +35,7 @@ from typing import Any
 
 from lightning_genenv.tasks import (
     MAX_JSON_DEPTH,
+    SPEC_REASONS,
     Task,
     canonical_json,
     json_depth,
@@ -65,7 +66,6 @@ _VALIDATION_REASONS = frozenset(
         "question_too_long",
         "unknown_check",
         "bad_tools",
-        "bad_tool_spec",
         "tool_call_without_tools",
         "empty_answer",
         "answer_too_long",
@@ -85,6 +85,7 @@ SIMULATOR_REASONS = (
     )
     | _DECODE_REASONS
     | _VALIDATION_REASONS
+    | SPEC_REASONS
 )
 
 _TOOL_CALL_OPEN = re.compile(r"<\s*tool_call\s*>", re.IGNORECASE)

@@ -4,7 +4,7 @@ The seeds are the embedded ones (:mod:`lightning_genenv.seeds`), a JSONL file (`
 without ``data.val_path`` a share of it is held out for validation), or a benchmark's train part
 (``data.benchmark``, :mod:`lightning_genenv.benchmarks.train_seeds`, whose held-out part is then the
 validation set). ``data.families`` keeps some families; ``data.num_val`` caps the validation set.
-Invalid records are skipped and counted by reason.
+Invalid records are skipped and counted by reason; the warning names the first lines of each reason.
 
 Deliberately left out: the pools that grow from the seeds (:mod:`lightning_genenv.data`).
 """
@@ -17,7 +17,7 @@ from pathlib import Path
 
 from lightning.pytorch.utilities import rank_zero_info, rank_zero_warn
 
-from lightning_genenv.tasks import DataError, Task, read_tasks
+from lightning_genenv.tasks import DataError, Skipped, Task, read_tasks
 
 
 def load_seeds(cfg, skipped: Counter, benchmarks_root: str | Path | None = None) -> tuple[list[Task], list[Task]]:
@@ -46,9 +46,9 @@ def load_seeds(cfg, skipped: Counter, benchmarks_root: str | Path | None = None)
         base = [t for t in base if t.family in keep]
         val = [t for t in val if t.family in keep]
     if skipped:
-        rank_zero_warn(f"skipped invalid records in the data files: {dict(skipped)}")
+        rank_zero_warn(f"skipped invalid records in the data files: {_describe(skipped)}")
     if not base:
-        raise DataError(f"no valid seed tasks in {cfg.train_path} (skipped: {dict(skipped)})")
+        raise DataError(f"no valid seed tasks in {cfg.train_path} (skipped: {_describe(skipped)})")
     if cfg.num_val and len(val) > cfg.num_val:
         val = random.Random(cfg.seed).sample(val, cfg.num_val)
     return base, val
@@ -75,6 +75,11 @@ def limit_base(base: list[Task], num_train: int, seed: int) -> list[Task]:
             if queue and len(kept) < num_train:
                 kept.append(queue.pop(0))
     return kept
+
+
+def _describe(skipped: Counter) -> str:
+    """The skipped records by reason, with the first lines of each when ``skipped`` knows them."""
+    return skipped.describe() if isinstance(skipped, Skipped) else str(dict(skipped))
 
 
 def _split_train_file(cfg, tasks: list[Task]) -> tuple[list[Task], list[Task]]:

@@ -24,21 +24,22 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
+from lightning_genenv.tool_specs import (  # noqa: F401  (re-exported: the task schema's names)
+    JSON_TYPES,
+    MAX_JSON_DEPTH,
+    SPEC_REASONS,
+    json_depth,
+    type_matches,
+    validate_tool_spec,
+    validate_value,
+)
+
 CHECKS = ("tool_call", "exact", "f1")
-JSON_TYPES = {
-    "string": (str,),
-    "integer": (int,),
-    "number": (int, float),
-    "boolean": (bool,),
-    "array": (list,),
-    "object": (dict,),
-}
 # Bounds on untrusted content (simulator output and user files).
 MAX_QUESTION_CHARS = 2000
 MAX_ANSWER_CHARS = 500
 MAX_ARGS = 16
 MAX_TOOLS = 16
-MAX_JSON_DEPTH = 8
 MAX_LINE_CHARS = 200_000
 
 
@@ -88,69 +89,6 @@ class TaskError(ValueError):
     def __init__(self, reason: str):
         super().__init__(reason)
         self.reason = reason
-
-
-def json_depth(x: Any, limit: int = MAX_JSON_DEPTH + 1) -> int:
-    """Nesting depth of a JSON value, stopping early once ``limit`` is reached."""
-    stack = [(x, 1)]
-    deepest = 0
-    while stack:
-        value, depth = stack.pop()
-        deepest = max(deepest, depth)
-        if deepest >= limit:
-            return deepest
-        if isinstance(value, dict):
-            stack.extend((v, depth + 1) for v in value.values())
-        elif isinstance(value, list):
-            stack.extend((v, depth + 1) for v in value)
-    return deepest
-
-
-def type_matches(value: Any, schema_type: str | list) -> bool:
-    """JSON-schema type check; bools are not integers and integral floats count as integers."""
-    types = schema_type if isinstance(schema_type, list) else [schema_type]
-    for t in types:
-        if t == "null" and value is None:
-            return True
-        if t not in JSON_TYPES or isinstance(value, bool) and t != "boolean":
-            continue
-        if t == "integer" and isinstance(value, float) and math.isfinite(value) and value.is_integer():
-            return True
-        if isinstance(value, JSON_TYPES[t]):
-            if isinstance(value, float) and not math.isfinite(value):
-                return False
-            return True
-    return False
-
-
-def validate_tool_spec(spec: Any) -> str | None:
-    """Reason string if ``spec`` is not a JSON-schema function definition, else None."""
-    if not isinstance(spec, dict) or not isinstance(spec.get("name"), str) or not spec["name"]:
-        return "bad_tool_spec"
-    params = spec.get("parameters", {"type": "object", "properties": {}})
-    if not isinstance(params, dict) or params.get("type", "object") != "object":
-        return "bad_tool_spec"
-    props = params.get("properties", {})
-    if not isinstance(props, dict) or not all(isinstance(p, dict) for p in props.values()):
-        return "bad_tool_spec"
-    required = params.get("required", [])
-    if not isinstance(required, list) or not all(r in props for r in required):
-        return "bad_tool_spec"
-    return None
-
-
-def validate_value(value: Any, schema: dict) -> bool:
-    """Check a value against a (small subset of) JSON schema: type, enum, items, properties."""
-    if "type" in schema and not type_matches(value, schema["type"]):
-        return False
-    if "enum" in schema and value not in schema["enum"]:
-        return False
-    if isinstance(value, list) and isinstance(schema.get("items"), dict):
-        return all(validate_value(v, schema["items"]) for v in value)
-    if isinstance(value, dict) and isinstance(schema.get("properties"), dict):
-        props = schema["properties"]
-        return all(k in props and validate_value(v, props[k]) for k, v in value.items())
-    return True
 
 
 def validate_call(call: Any, tools: list[dict]) -> str | None:
@@ -241,43 +179,89 @@ def write_jsonl_atomic(path: str | Path, records: Iterable[dict]) -> int:
     return n
 
 
-def iter_jsonl(path: str | Path, skipped: Counter | None = None) -> Iterator[dict]:
-    """Yield JSON objects from a JSONL file; bad lines are counted in ``skipped`` by reason."""
-    skipped = skipped if skipped is not None else Counter()
+class Skipped(Counter):
+    """Bad records counted by reason (a :class:`Counter`), with the first lines of each reason: what a
+    warning or ``check`` names."""
+
+    MAX_PLACES = 3  # lines named per reason
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.places: dict[str, list[tuple[str, int]]] = {}  # reason -> [(file, line), ...]
+
+    def add(self, reason: str, path, lineno: int) -> None:
+        self[reason] += 1
+        where = self.places.setdefault(reason, [])
+        if len(where) < self.MAX_PLACES:
+            where.append((str(path), lineno))
+
+    def lines(self, reason: str, with_file: bool = True) -> str:
+        """`` (file:3, file:7, ...)`` (or `` (lines 3, 7, ...)``) for ``reason``; empty when none is known."""
+        where = self.places.get(reason)
+        if not where:
+            return ""
+        more = ", ..." if self[reason] > len(where) else ""
+        if with_file:
+            return " (" + ", ".join(f"{p}:{n}" for p, n in where) + more + ")"
+        return f" (line{'s' if len(where) > 1 else ''} " + ", ".join(str(n) for _, n in where) + more + ")"
+
+    def describe(self) -> str:
+        """``reason: n (file:line, ...)``, most frequent first, on one line."""
+        return "; ".join(f"{reason}: {n}{self.lines(reason)}"
+                         for reason, n in sorted(self.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+def _skip(skipped: Counter, reason: str, path, lineno: int) -> None:
+    if isinstance(skipped, Skipped):
+        skipped.add(reason, path, lineno)
+    else:
+        skipped[reason] += 1
+
+
+def _numbered_jsonl(path: str | Path, skipped: Counter) -> Iterator[tuple[int, dict]]:
+    """``(line number, object)`` for each JSON object of a JSONL file; bad lines counted by reason."""
     try:
         f = open(path, encoding="utf-8", errors="replace")
     except OSError as e:
         raise FileNotFoundError(f"cannot read data file {path}: {e.strerror}") from None
     with f:
-        for line in f:
+        for lineno, line in enumerate(f, 1):
             line = line.strip()
             if not line:
                 continue
             if len(line) > MAX_LINE_CHARS:
-                skipped["line_too_long"] += 1
+                _skip(skipped, "line_too_long", path, lineno)
                 continue
             try:
                 obj = json.loads(line)
             except (ValueError, RecursionError):
-                skipped["not_json"] += 1
+                _skip(skipped, "not_json", path, lineno)
                 continue
             if not isinstance(obj, dict):
-                skipped["not_an_object"] += 1
+                _skip(skipped, "not_an_object", path, lineno)
                 continue
-            yield obj
+            yield lineno, obj
+
+
+def iter_jsonl(path: str | Path, skipped: Counter | None = None) -> Iterator[dict]:
+    """Yield JSON objects from a JSONL file; bad lines are counted in ``skipped`` by reason (and, in a
+    :class:`Skipped`, placed by line)."""
+    for _, obj in _numbered_jsonl(path, skipped if skipped is not None else Counter()):
+        yield obj
 
 
 def read_tasks(path: str | Path, skipped: Counter | None = None) -> list[Task]:
-    """Read valid tasks from a JSONL file; invalid ones are counted in ``skipped`` by reason."""
+    """Read valid tasks from a JSONL file; invalid ones are counted in ``skipped`` by reason (and, in a
+    :class:`Skipped`, placed by line)."""
     skipped = skipped if skipped is not None else Counter()
     tasks = []
-    for obj in iter_jsonl(path, skipped):
+    for lineno, obj in _numbered_jsonl(path, skipped):
         try:
             tasks.append(Task.from_dict(obj))
         except TaskError as e:
-            skipped[e.reason] += 1
+            _skip(skipped, e.reason, path, lineno)
         except TypeError:
-            skipped["bad_field_type"] += 1
+            _skip(skipped, "bad_field_type", path, lineno)
     return tasks
 
 
@@ -286,9 +270,9 @@ def read_tasks(path: str | Path, skipped: Counter | None = None) -> list[Task]:
 CHECK_USAGE = "usage: python -m lightning_genenv.tasks check FILE.jsonl"
 
 
-def check_file(path: str | Path) -> tuple[list[Task], Counter]:
+def check_file(path: str | Path) -> tuple[list[Task], Skipped]:
     """Valid tasks of a JSONL file and its bad lines counted by reason (what training would skip)."""
-    skipped: Counter = Counter()
+    skipped = Skipped()
     return read_tasks(path, skipped), skipped
 
 
@@ -309,7 +293,7 @@ def main(argv: list[str] | None = None) -> int:
     bad = sum(skipped.values())
     print(f"{argv[1]}: {len(tasks)} valid tasks, {bad} bad lines")
     for reason, n in sorted(skipped.items(), key=lambda kv: (-kv[1], kv[0])):
-        print(f"  {reason}: {n}")
+        print(f"  {reason}: {n}{skipped.lines(reason, with_file=False)}")
     for key in ("check", "family"):
         counts = Counter(getattr(t, key) for t in tasks)
         if counts:

@@ -26,7 +26,7 @@ from lightning_genenv.agent import AgentModule
 from lightning_genenv.callbacks import benchmarks as benchmark_validation
 from lightning_genenv.callbacks.coevolution import CoEvolutionCallback
 from lightning_genenv.callbacks.console import EpochSummary, MetricsBar, silence_third_party, start_lines
-from lightning_genenv.config import ConfigError, parse_cli, to_yaml
+from lightning_genenv.config import ConfigError, parse_cli, save_config
 from lightning_genenv.data import GenEnvDataModule
 from lightning_genenv.distributed import fingerprint, records_fingerprint
 from lightning_genenv.layout import BatchLayout
@@ -92,7 +92,7 @@ def _resolve_rollout(cfg, run_dir: Path, models: list) -> None:
     cfg.rollout.backend, cfg.rollout.chosen_because = choose_backend(cfg.rollout.backend, described, processes, gpu)
     if rank_zero_only.rank == 0:
         print(f"rollout: {cfg.rollout.backend} ({cfg.rollout.chosen_because})", flush=True)
-    (run_dir / "config.yaml").write_text(to_yaml(cfg))
+    save_config(cfg, run_dir / "config.yaml")
 
 
 def run(cfg) -> Path:
@@ -113,7 +113,7 @@ def run(cfg) -> Path:
         drop_events_after(run_dir / "tb", ckpt_path.stat().st_mtime)
     run_dir.mkdir(parents=True, exist_ok=True)
     cfg.run_dir = str(run_dir)
-    (run_dir / "config.yaml").write_text(to_yaml(cfg))
+    save_config(cfg, run_dir / "config.yaml")
     if rank_zero_only.rank == 0:
         print("\n".join(start_lines(cfg, run_dir)), flush=True)
     L.seed_everything(cfg.seed, workers=True, verbose=False)
@@ -144,7 +144,7 @@ def run(cfg) -> Path:
             cur.static_path = str(run_dir / "static_tasks.jsonl")
             augment(cfg, sim_model, sim_tok, dm, cur.static_variations, cur.static_path)
             del sim_model
-            (run_dir / "config.yaml").write_text(to_yaml(cfg))
+            save_config(cfg, run_dir / "config.yaml")
         dm.load_static(cur.static_path)
 
     if rank_zero_only.rank == 0:

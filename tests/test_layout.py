@@ -30,6 +30,8 @@ def test_global_steps_and_problem():
     assert lay.problem(seeds_per_epoch=4) is None
     assert "divisible" in lay.problem(seeds_per_epoch=3)
     assert "divisible" in BatchLayout(10, 2, 1, 1, 2, 0).problem(seeds_per_epoch=4)
+    assert lay.problem(seeds_per_epoch=4, base_size=12) is None
+    assert lay.problem(seeds_per_epoch=4, base_size=11).startswith("the base set has 11 tasks, fewer than")
 
 
 def test_epoch_seed_is_distinct_per_seed_and_epoch():

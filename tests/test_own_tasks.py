@@ -49,8 +49,9 @@ def test_check_counts_bad_lines_by_reason(tmp_path):
     assert result.returncode == 1, result.stderr
     out = result.stdout.splitlines()
     assert out[0] == f"{path}: 3 valid tasks, 6 bad lines"
-    assert out[1] == "  not_json: 2"  # the largest count first
-    assert sorted(out[2:6]) == ["  missing_answer: 1", "  not_an_object: 1", "  unknown_check: 1", "  unknown_tool: 1"]
+    assert out[1] == "  not_json: 2 (lines 4, 5)"  # the largest count first, with the lines
+    assert sorted(out[2:6]) == ["  missing_answer: 1 (line 9)", "  not_an_object: 1 (line 6)",
+                                "  unknown_check: 1 (line 7)", "  unknown_tool: 1 (line 8)"]
     assert "by check: exact 1, f1 1, tool_call 1" in out
 
 

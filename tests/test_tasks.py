@@ -14,6 +14,7 @@ from lightning_genenv.tasks import (
     MAX_LINE_CHARS,
     MAX_QUESTION_CHARS,
     MAX_TOOLS,
+    Skipped,
     Task,
     TaskError,
     canonical_json,
@@ -210,15 +211,15 @@ def test_iter_jsonl_skips_and_counts_bad_lines(tmp_path):
     assert list(iter_jsonl(path)) == [{"a": 1}, {"c": 3}]  # no counter given: still skipped
 
 
-def test_read_tasks_counts_a_field_of_the_wrong_type(tmp_path):
-    # an "enum" that is not a list makes the type check raise TypeError: counted, never raised
+def test_read_tasks_names_a_bad_schema_by_reason_and_line(tmp_path):
+    # an "enum" that is not a list once made the type check raise TypeError; it is refused at load now
     odd = {"name": "f", "parameters": {"type": "object", "properties": {"x": {"enum": 5}}}}
     record = _task(answer={"name": "f", "arguments": {"x": 1}}, tools=[odd]).to_dict()
     path = tmp_path / "x.jsonl"
-    path.write_text(json.dumps(record) + "\n" + json.dumps(_task().to_dict()) + "\n")
-    skipped = Counter()
+    path.write_text(json.dumps(_task().to_dict()) + "\n" + json.dumps(record) + "\n")
+    skipped = Skipped()
     assert [t.id for t in read_tasks(path, skipped)] == ["t1"]
-    assert skipped == Counter(bad_field_type=1)
+    assert skipped == Counter(bad_schema_enum=1) and skipped.describe() == f"bad_schema_enum: 1 ({path}:2)"
 
 
 def test_bad_data_file_lines_are_counted_and_skipped(tmp_path):
@@ -264,8 +265,9 @@ def test_main_check_prints_counts_and_exits_by_what_it_found(tmp_path, capsys):
     mixed.write_text("\n".join([json.dumps(_task(1).to_dict()), "{x", "{y", "[1]",
                                 json.dumps({**_task(3).to_dict(), "check": "nope"})]) + "\n")
     assert main(["check", str(mixed)]) == 1
-    assert capsys.readouterr().out.splitlines() == [f"{mixed}: 1 valid tasks, 4 bad lines", "  not_json: 2",
-                                                    "  not_an_object: 1", "  unknown_check: 1",
+    assert capsys.readouterr().out.splitlines() == [f"{mixed}: 1 valid tasks, 4 bad lines",
+                                                    "  not_json: 2 (lines 2, 3)",
+                                                    "  not_an_object: 1 (line 4)", "  unknown_check: 1 (line 5)",
                                                     "by check: tool_call 1", "by family: weather 1"]
     empty = tmp_path / "empty.jsonl"
     empty.write_text("\n")

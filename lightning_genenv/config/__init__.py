@@ -24,6 +24,7 @@ from lightning_genenv.config.composer import (
     groups,
     load_yaml_mapping,
     parse_overrides,
+    save_config,
     to_yaml,
 )
 from lightning_genenv.config.describe import Key, schema_keys
@@ -52,4 +53,4 @@ __all__ = ["ALIASES", "BENCHMARK_NAMES", "CONF_DIR", "DTYPES", "LOGGER_NAMES", "
            "Config", "ConfigError", "CurriculumConfig", "DataConfig", "Key", "LoggerConfig", "LoraConfig",
            "ModelConfig", "RolloutConfig", "SimulatorConfig", "StrategyConfig", "TrainerConfig", "check",
            "check_file", "compose", "groups", "load_yaml_mapping", "parse_cli", "parse_overrides", "schema_keys",
-           "to_yaml", "usage"]
+           "save_config", "to_yaml", "usage"]

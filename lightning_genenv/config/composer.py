@@ -3,7 +3,8 @@
 ``conf/config.yaml`` has a ``defaults`` list naming one option per group; ``group=option`` picks
 another file from ``conf/<group>/``; ``experiment=<name>`` applies ``conf/experiment/<name>.yaml`` (its
 own ``defaults`` select groups, the rest overrides keys); ``key.sub=value`` sets a key last;
-``resume=<run_dir>`` starts from the config that run saved. OmegaConf's merge onto the structured
+``resume=<run_dir>`` starts from the config that run saved (:func:`save_config` writes it atomically;
+an empty or unreadable one is refused). OmegaConf's merge onto the structured
 schema rejects unknown keys and wrong types; each error is one line that names the key and the nearest
 valid one (:class:`ConfigError`). After merging, required (``???``) keys are checked, then every
 group's ``__post_init__``.
@@ -15,7 +16,9 @@ built-ins, and ``+key=`` additions (every key must exist in the schema).
 from __future__ import annotations
 
 import difflib
+import os
 import re
+import tempfile
 import typing
 import warnings
 from pathlib import Path
@@ -203,6 +206,14 @@ def _compose_resume(cfg: DictConfig, run_dir: Path, cli_groups: dict, cli_keys: 
     saved = run_dir / "config.yaml"
     if not saved.is_file():
         raise ConfigError(f"resume={run_dir}: no config.yaml there; pass the directory of a run")
+    try:
+        empty = not saved.read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError) as e:
+        raise ConfigError(f"resume={run_dir}: cannot read {saved} ({e.__class__.__name__}: "
+                          f"{getattr(e, 'strerror', None) or e}); the run's config is needed to resume") from None
+    if empty:
+        raise ConfigError(f"resume={run_dir}: {saved} is empty; the run's config is needed to resume "
+                          "(it would resume on the defaults)")
     if cli_groups:
         raise ConfigError(f"resume={run_dir}: group choices ({', '.join(cli_groups)}) are fixed by the run; "
                           f"override single keys instead")
@@ -221,3 +232,19 @@ def _load_option(conf_dir: Path, group: str, option: Any, available: dict) -> di
 
 def to_yaml(cfg: DictConfig) -> str:
     return OmegaConf.to_yaml(cfg, resolve=True)
+
+
+def save_config(cfg: DictConfig, path: Path | str) -> None:
+    """``to_yaml(cfg)`` to ``path`` through a temp file of its own (processes may write at once), fsync and
+    rename: a reader sees the old file or the new one, never a partial one."""
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(to_yaml(cfg))
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

@@ -7,15 +7,21 @@ from this file's source, and ``--help`` prints them). Each group's checks sit ne
 holds only what an option changes from the schema (``tests/test_config.py`` composes every file and
 checks that none restates a default).
 
+Every numeric key has its interval (:func:`within`), which also refuses NaN and inf; a value at an
+interval's edge that means "off" or "all" says so in the key's comment.
+
 Deliberately left out: reading files and the command line (``composer.py``), and describing the keys
 (``describe.py``); this module imports neither, so a checker that needs only a dataclass stays light.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Optional
+
+from lightning_genenv.layout import SEED_STRIDE
 
 # lightning_genenv.benchmarks.BENCHMARKS, by name (not imported here: it loads torch); a test keeps them equal.
 BENCHMARK_NAMES = ("api_bank", "bfcl", "alfworld", "bamboogle", "travelplanner")
@@ -42,6 +48,24 @@ def check(ok: bool, message: str) -> None:
         raise ConfigError(message)
 
 
+def within(group: str, obj: Any, **intervals: str) -> None:
+    """Refuse each named field of ``obj`` outside its interval (``"[0, 1]"``, ``"(0, 1e9]"``: brackets
+    include the end, parentheses exclude it), or NaN or inf, in one line; None (an optional key unset) passes."""
+    for name, interval in intervals.items():
+        value = getattr(obj, name)
+        if value is None:
+            continue
+        low, high = (float(x) for x in interval[1:-1].split(","))
+        finite = not isinstance(value, float) or math.isfinite(value)  # math.isfinite overflows on huge ints
+        ok = (finite and (low < value if interval[0] == "(" else low <= value)
+              and (value < high if interval[-1] == ")" else value <= high))
+        check(ok, f"{group}.{name}={value} must be in {interval}")
+
+
+MAX_COUNT = "1e6"  # the upper end of counts with no natural one: a larger value is a typo
+SEED_MAX = 2**32 - 1  # Lightning's seed_everything accepts seeds in [0, 2^32 - 1]
+
+
 def check_file(key: str, path: Optional[str]) -> None:
     check(path is None or Path(path).is_file(), f"{key}={path}: file not found")
 
@@ -50,14 +74,13 @@ def check_file(key: str, path: Optional[str]) -> None:
 class LoraConfig:
     enabled: bool = True  # LoRA adapters; false: full fine-tuning, with a frozen copy as reference
     r: int = 16  # adapter rank
-    alpha: int = 32  # adapter scale numerator (the update is scaled by alpha / r)
+    alpha: int = 32  # adapter scale numerator (the update is scaled by alpha / r; 0 would freeze it: refused)
     dropout: float = 0.0  # dropout on the adapters' input
     # the layers that get adapters
     target_modules: list[str] = field(default_factory=lambda: ["q_proj", "k_proj", "v_proj", "o_proj"])
 
     def __post_init__(self):
-        check(self.r >= 1, f"model.lora.r={self.r} must be >= 1")
-        check(0.0 <= self.dropout < 1.0, f"model.lora.dropout={self.dropout} must be in [0, 1)")
+        within("model.lora", self, r="[1, 65536]", alpha="[1, 65536]", dropout="[0, 1)")
 
 
 @dataclass
@@ -75,7 +98,7 @@ class ModelConfig:
 class AgentConfig:
     """GRPO, with TRL's GRPOConfig names."""
 
-    learning_rate: float = 1e-3  # LoRA; RESULTS.md "agent learning rate" sweep
+    learning_rate: float = 1e-3  # LoRA; RESULTS.md "agent learning rate" sweep; in [0, 1], 0: the agent never moves
     # linear: TRL's default, decays to 0 over the run's optimizer steps
     lr_scheduler_type: Literal["linear", "constant"] = "linear"
     weight_decay: float = 0.0  # AdamW weight decay
@@ -93,7 +116,7 @@ class AgentConfig:
     max_completion_length: int = 64  # the longest embedded gold completion is 61 tokens (tests/test_seeds.py)
     groups_per_step: int = 2  # tasks (groups) per micro-batch
     num_shots: int = 2  # worked examples in the agent's prompt
-    success_threshold: float = 1.0  # R_agent >= threshold counts as a success for p-hat
+    success_threshold: float = 1.0  # R_agent >= threshold counts as a success for p-hat (rewards are in [0, 1])
     subset_match: bool = False  # accept extra arguments beyond the gold call (public GenEnv rule)
     # sampled attempts per held-out task at the training temperature: val/reward_mean (0: greedy only)
     val_num_generations: int = 4
@@ -101,25 +124,23 @@ class AgentConfig:
     def __post_init__(self):
         check(self.num_generations >= 2,
               f"agent.num_generations={self.num_generations} must be >= 2 (a group needs two attempts)")
-        check(self.num_iterations >= 1, f"agent.num_iterations={self.num_iterations} must be >= 1")
-        check(self.epsilon > 0, f"agent.epsilon={self.epsilon} must be > 0")
-        check(self.beta >= 0, f"agent.beta={self.beta} must be >= 0")
-        check(self.temperature > 0, f"agent.temperature={self.temperature} must be > 0")
-        check(0 < self.top_p <= 1, f"agent.top_p={self.top_p} must be in (0, 1]")
-        check(self.max_completion_length > 0, f"agent.max_completion_length={self.max_completion_length} must be > 0")
-        check(self.groups_per_step >= 1, f"agent.groups_per_step={self.groups_per_step} must be >= 1")
-        check(self.val_num_generations >= 0, f"agent.val_num_generations={self.val_num_generations} must be >= 0")
+        within("agent", self, learning_rate="[0, 1]", weight_decay="[0, 1]", beta="[0, 100]", epsilon="(0, 1]",
+               epsilon_high="(0, 100]", num_generations="[2, 1024]", num_iterations="[1, 100]",
+               temperature="(0, 10]", top_p="(0, 1]", max_completion_length=f"[1, {MAX_COUNT}]",
+               groups_per_step=f"[1, {MAX_COUNT}]", num_shots="[0, 64]", success_threshold="(0, 1]",
+               val_num_generations="[0, 1024]")
 
 
 @dataclass
 class SimulatorConfig:
     """KL-regularized reward-weighted regression (RWR)."""
 
-    learning_rate: float = 5e-4  # RESULTS.md: 2e-4 left the KL to the initial simulator under 1e-2
+    learning_rate: float = 5e-4  # RESULTS.md: 2e-4 left the KL to the initial simulator under 1e-2; 0: frozen
     weight_decay: float = 0.0  # AdamW weight decay
     lam: float = 1.0  # RWR temperature: w ∝ exp(R_env / lam), self-normalized over the epoch's generations
     kl_coef: float = 0.1  # weight of the KL to the initial simulator
-    kl_max: float = 0.5  # trust region on KL to the initial simulator: a crossing step is undone, the epoch ends
+    # trust region on KL to the initial simulator: a crossing step is undone, the epoch ends (up to 1e9: off)
+    kl_max: float = 0.5
     temperature: float = 0.7  # below 1: a small simulator writes far fewer malformed tasks
     top_p: float = 0.95  # nucleus sampling
     # the temperature RWR fits (and measures the KL) at; None: simulator.temperature, so that the fitted and the
@@ -140,14 +161,10 @@ class SimulatorConfig:
     num_examples: int = 1  # same-family examples shown next to the seed
 
     def __post_init__(self):
-        check(self.temperature > 0, f"simulator.temperature={self.temperature} must be > 0")
-        check(self.fit_temperature is None or self.fit_temperature > 0,
-              f"simulator.fit_temperature={self.fit_temperature} must be > 0 (or null: simulator.temperature)")
-        check(0 < self.top_p <= 1, f"simulator.top_p={self.top_p} must be in (0, 1]")
-        check(self.max_completion_length > 0,
-              f"simulator.max_completion_length={self.max_completion_length} must be > 0")
-        check(self.lam > 0, f"simulator.lam={self.lam} must be > 0")
-        check(self.num_variations >= 1, f"simulator.num_variations={self.num_variations} must be >= 1")
+        within("simulator", self, learning_rate="[0, 1]", weight_decay="[0, 1]", lam="(0, 100]", kl_coef="[0, 100]",
+               kl_max="(0, 1e9]", temperature="(0, 10]", fit_temperature="(0, 10]", top_p="(0, 1]",
+               max_completion_length=f"[1, {MAX_COUNT}]", batch_size=f"[1, {MAX_COUNT}]", num_variations="[1, 1000]",
+               num_examples="[0, 64]")
 
 
 @dataclass
@@ -166,12 +183,11 @@ class CurriculumConfig:
     alpha: float = 0.5  # the target success rate p-hat of generated tasks
     beta: float = 10.0  # sharpness of R_env = exp(-beta (p - alpha)^2)
     k_min: float = 0.1  # generated tasks with p-hat below it join neither pool's training set
-    band: Optional[float] = None  # optional |p - alpha| <= band filter
+    band: Optional[float] = None  # optional |p - alpha| <= band filter (0: p-hat exactly alpha)
 
     def __post_init__(self):
-        check(0.0 <= self.alpha <= 1.0, f"curriculum.alpha={self.alpha} must be in [0, 1]")
-        check(0.0 <= self.k_min <= 1.0, f"curriculum.k_min={self.k_min} must be in [0, 1]")
-        check(self.beta > 0, f"curriculum.beta={self.beta} must be > 0")
+        within("curriculum", self, alpha="[0, 1]", k_min="[0, 1]", beta="(0, 1000]", band="[0, 1]",
+               static_variations="[1, 1000]")
         check(not self.train_simulator or self.task_source == "simulator",
               f"curriculum.train_simulator=true needs curriculum.task_source=simulator "
               f"(got {self.task_source}); set curriculum.train_simulator=false")
@@ -203,11 +219,9 @@ class DataConfig:
     generated_fraction: float = 0.5
 
     def __post_init__(self):
-        check(self.tasks_per_epoch >= 1, f"data.tasks_per_epoch={self.tasks_per_epoch} must be >= 1")
-        check(self.num_train >= 0, f"data.num_train={self.num_train} must be >= 0 (0: every base task)")
-        check(0.0 < self.val_fraction < 1.0, f"data.val_fraction={self.val_fraction} must be in (0, 1)")
-        check(0.0 <= self.generated_fraction <= 1.0,
-              f"data.generated_fraction={self.generated_fraction} must be in [0, 1]")
+        within("data", self, seed=f"[0, {SEED_MAX}]", val_fraction="(0, 1)", num_val=f"[0, {MAX_COUNT}]",
+               seeds_per_epoch=f"[1, {MAX_COUNT}]", tasks_per_epoch=f"[1, {MAX_COUNT}]",
+               replay_per_epoch=f"[0, {MAX_COUNT}]", generated_fraction="[0, 1]", num_train=f"[0, {MAX_COUNT}]")
         check(self.benchmark not in NO_TRAIN_SPLIT,
               f"data={self.benchmark}: {NO_TRAIN_SPLIT.get(self.benchmark)}; "
               f"train on another benchmark or the embedded seeds")
@@ -239,10 +253,9 @@ class RolloutConfig:
     vllm_importance_sampling_clip_max: float = 2.0  # the cap of the per-token importance weight
 
     def __post_init__(self):
-        check(0.0 < self.gpu_memory_utilization <= 1.0, "rollout.gpu_memory_utilization must be in (0, 1]")
-        check(self.cpu_kv_cache_gib is None or self.cpu_kv_cache_gib > 0, "rollout.cpu_kv_cache_gib must be > 0")
-        check(self.tensor_parallel_size >= 1, "rollout.tensor_parallel_size must be >= 1")
-        check(self.vllm_importance_sampling_clip_max >= 1.0, "rollout.vllm_importance_sampling_clip_max must be >= 1")
+        within("rollout", self, batch_size=f"[1, {MAX_COUNT}]", gpu_memory_utilization="(0, 1]",
+               cpu_kv_cache_gib="(0, 65536]", tensor_parallel_size="[1, 1024]",
+               vllm_importance_sampling_clip_max="[1, 1e6]")
 
 
 @dataclass
@@ -255,6 +268,7 @@ class StrategyConfig:
 
     def __post_init__(self):
         check(not self.cpu_offload or self.name == "fsdp", "strategy.cpu_offload=true needs strategy=fsdp")
+        within("strategy", self, num_nodes="[1, 100000]")
 
 
 @dataclass
@@ -262,10 +276,10 @@ class TrainerConfig:
     max_epochs: int = 6  # co-evolution epochs; RESULTS.md: 3 learn too little, 6 take 27 min on 2 CPU cores
     precision: Literal["32-true", "32", "bf16-mixed", "bf16-true", "16-mixed"] = "32-true"  # Lightning's precision
     accumulate_grad_batches: int = 1  # micro-batches per agent optimizer step
-    gradient_clip_val: Optional[float] = 1.0  # gradient norm clip (None: off)
+    gradient_clip_val: Optional[float] = 1.0  # gradient norm clip (None or 0: off, as in Lightning)
     log_every_n_steps: int = 1  # Lightning's logging interval
     val_every_n_epochs: int = 1  # validate every n epochs
-    num_sanity_val_steps: int = 0  # Lightning's sanity validation batches before training
+    num_sanity_val_steps: int = 0  # Lightning's sanity validation batches before training (-1: all)
     val_before_training: bool = True  # validate once before the first update, logged at step 0
     enable_progress_bar: bool = True  # tqdm bars with the latest metrics
     save_hf: bool = True  # write final agent and simulator in Hugging Face format
@@ -276,17 +290,19 @@ class TrainerConfig:
     benchmarks_root: Optional[str] = None  # None: ../shared/benchmarks next to the repository
 
     def __post_init__(self):
-        check(self.max_epochs >= 1, f"trainer.max_epochs={self.max_epochs} must be >= 1")
-        check(self.accumulate_grad_batches >= 1, "trainer.accumulate_grad_batches must be >= 1")
-        check(self.max_nonfinite_steps >= 1, "trainer.max_nonfinite_steps must be >= 1")
-        check(self.val_benchmark_limit is None or self.val_benchmark_limit >= 1,
-              "trainer.val_benchmark_limit must be >= 1")
+        within("trainer", self, max_epochs=f"[1, {MAX_COUNT}]", accumulate_grad_batches=f"[1, {MAX_COUNT}]",
+               gradient_clip_val="[0, 1e6]", log_every_n_steps=f"[1, {MAX_COUNT}]",
+               val_every_n_epochs=f"[1, {MAX_COUNT}]", num_sanity_val_steps=f"[-1, {MAX_COUNT}]",
+               max_nonfinite_steps=f"[1, {MAX_COUNT}]", val_benchmark_limit=f"[1, {MAX_COUNT}]")
 
 
 @dataclass
 class LoggerConfig:
     name: Literal[LOGGER_NAMES] = "tensorboard"  # mlflow and wandb: pip extras, run offline (loggers.py)
     num_text_samples: int = 4  # tasks and completions logged as text each epoch
+
+    def __post_init__(self):
+        within("logger", self, num_text_samples="[0, 1000]")
 
 
 @dataclass
@@ -305,6 +321,10 @@ class Config:
     logger: LoggerConfig = field(default_factory=LoggerConfig)
 
     def __post_init__(self):  # checks across groups
+        last_epoch_seed = self.seed * SEED_STRIDE + self.trainer.max_epochs  # layout.epoch_seed of the last epoch
+        check(0 <= self.seed and last_epoch_seed <= SEED_MAX,
+              f"seed={self.seed} must be in [0, {(SEED_MAX - self.trainer.max_epochs) // SEED_STRIDE}] "
+              f"(each epoch is seeded with seed x {SEED_STRIDE} + epoch, at most {SEED_MAX})")
         per_step = self.agent.groups_per_step * self.trainer.accumulate_grad_batches
         check(self.data.tasks_per_epoch % per_step == 0,
               f"data.tasks_per_epoch={self.data.tasks_per_epoch} must be divisible by agent.groups_per_step x "

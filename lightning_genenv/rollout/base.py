@@ -4,11 +4,14 @@ Both players sample through an engine: the simulator to write tasks, the agent t
 (``n`` samples per prompt, the GRPO group). An engine follows a policy's weights; ``sync`` is
 called after every optimizer update of that policy (a no-op for an in-process backend).
 
+Chat prompts are encoded by :func:`encode_chat`, with special tokens inside message contents as text.
+
 Deliberately left out: streaming, multi-turn tool execution and stop strings other than EOS.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -47,7 +50,53 @@ class RolloutEngine(Protocol):
         """Seconds of each weight push since the last call (an in-process engine pushes none)."""
 
 
+_MARK = "\ue000{}\ue001"  # private-use characters around a message's index: where its content goes
+_MARKS = re.compile("\ue000(\\d+)\ue001")
+
+
 def encode_chat(tokenizer, messages: list[dict], prefix: str = "") -> list[int]:
-    """Token ids of a chat prompt that ends in an open assistant turn, pre-filled with ``prefix``."""
+    """Token ids of a chat prompt that ends in an open assistant turn, pre-filled with ``prefix``.
+
+    A message's content is text: a special token written in it (``<|im_start|>`` in a user's or the
+    simulator's question) is encoded as plain text, never as a role boundary. A prompt with no special
+    token in its contents, every ordinary one, is tokenized in one piece, exactly as before."""
     text = tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
-    return tokenizer(text + prefix, add_special_tokens=False)["input_ids"]
+    specials = _special_tokens(tokenizer)
+    if not any(s in str(m.get("content", "")) for m in messages for s in specials):
+        return tokenizer(text + prefix, add_special_tokens=False)["input_ids"]
+    return _encode_contents_as_text(tokenizer, messages, prefix, specials)
+
+
+def _special_tokens(tokenizer) -> list[str]:
+    """The tokenizer's special tokens (``<|im_start|>``...): the added tokens ``split_special_tokens``
+    spells out. Added tokens that are not special (Qwen's ``<tool_call>``) stay single tokens, as before."""
+    decoder = getattr(tokenizer, "added_tokens_decoder", None) or {}
+    return [t.content for t in decoder.values() if t.content and getattr(t, "special", True)]
+
+
+def _encode_contents_as_text(tokenizer, messages: list[dict], prefix: str, specials: list[str]) -> list[int]:
+    """The template rendered with a marker for each content, its own parts tokenized as usual and each
+    content with ``split_special_tokens=True``. A template that does not place each marker once (one
+    that edits or repeats contents) gets contents with a zero-width space after each special token's
+    first character instead."""
+    marked = [{**m, "content": _MARK.format(i)} for i, m in enumerate(messages)]
+    text = tokenizer.apply_chat_template(marked, tokenize=False, add_generation_prompt=True) + prefix
+    parts = _MARKS.split(text)  # structure, index, structure, index, ..., structure
+    if [int(i) for i in parts[1::2]] != list(range(len(messages))):
+        neutral = [{**m, "content": _neutralize(str(m.get("content", "")), specials)} for m in messages]
+        return tokenizer(tokenizer.apply_chat_template(neutral, tokenize=False, add_generation_prompt=True)
+                         + prefix, add_special_tokens=False)["input_ids"]
+    ids: list[int] = []
+    for k, part in enumerate(parts):
+        if k % 2:
+            content = str(messages[int(part)].get("content", ""))
+            ids += tokenizer(content, add_special_tokens=False, split_special_tokens=True)["input_ids"]
+        elif part:
+            ids += tokenizer(part, add_special_tokens=False)["input_ids"]
+    return ids
+
+
+def _neutralize(text: str, specials: list[str]) -> str:
+    for s in specials:
+        text = text.replace(s, s[:1] + "\u200b" + s[1:])
+    return text

@@ -193,3 +193,20 @@ def test_simulator_checkpoint_is_restored_at_train_start_after_the_callback_stat
     trainer.global_step, trainer.strategy = 2, type("Strategy", (), {"root_device": "cpu"})()
     cb.on_train_start(trainer, FakePolicy(cfg))
     assert sim_trainer.fits == [(tmp_path / "checkpoints" / "simulator-1.ckpt", 1)]
+
+
+def test_setup_refuses_a_base_set_smaller_than_tasks_per_epoch(tmp_path):
+    """An epoch with no valid generated task is filled from the base set: one too small for
+    ``data.tasks_per_epoch`` is refused at setup, in one line, not after the first rollouts."""
+    from lightning_genenv.config import ConfigError
+
+    cfg, dm, cb, agent = _setup(tmp_path, lambda i, n: [""] * n, ScriptedEngine(lambda i, n: [""] * n),
+                                ["data.tasks_per_epoch=64"])
+    assert len(dm.base) < 64
+    with pytest.raises(ConfigError, match=f"the base set has {len(dm.base)} tasks, fewer than "
+                                          "data.tasks_per_epoch=64") as e:
+        cb.setup(FakeTrainer(), agent, "fit")
+    assert "\n" not in str(e.value)
+    cfg, dm, cb, agent = _setup(tmp_path, lambda i, n: [""] * n, ScriptedEngine(lambda i, n: [""] * n),
+                                [f"data.tasks_per_epoch={len(dm.base) // 2 * 2}"])
+    cb.setup(FakeTrainer(), agent, "fit")  # exactly enough (rounded to the step size): accepted
