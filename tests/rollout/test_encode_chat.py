@@ -39,7 +39,7 @@ def test_ordinary_prompts_are_bit_identical(tok):
     for task in seeds:
         shots = [s for s in seeds if s.family == task.family and s.id != task.id][:2]
         assert encode_chat(tok, agent_messages(task, shots)) == _before(tok, agent_messages(task, shots))
-        messages, prefix = simulator_messages(task, shots[:1]), simulator_prefix(task)
+        messages, prefix = simulator_messages(task, shots[:1], difficulty_hint=True), simulator_prefix(task)
         assert encode_chat(tok, messages, prefix) == _before(tok, messages, prefix)
         n += 2
     assert n == 600  # 300 seeds x (agent, simulator)
