@@ -85,7 +85,7 @@ def _exercise(task: Task, texts: list[str]) -> None:
     """What a run does with a loaded seed: prompts, and the simulator's outputs parsed against it."""
     assert validate_task(task) is None
     agent_messages(task, [task])
-    simulator_messages(task, [task])
+    simulator_messages(task, [task], difficulty_hint=True)
     for text_ in texts:
         new, reason = parse_simulator_output(text_, task, "g-1", 1)
         assert (new is None) != (reason is None) and (reason is None or reason in SIMULATOR_REASONS), reason

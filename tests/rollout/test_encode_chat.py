@@ -65,10 +65,11 @@ def test_special_tokens_in_a_question_are_text(tok):
 
 def test_special_tokens_in_the_simulator_prompt_and_prefix(tok):
     seed = dataclasses.replace(make_seeds(0)[0], question=INJECTED)
-    messages, prefix = simulator_messages(seed, [seed]), simulator_prefix(seed)
+    messages, prefix = simulator_messages(seed, [seed], difficulty_hint=True), simulator_prefix(seed)
     plain = make_seeds(0)[0]
     assert _im_starts(tok, encode_chat(tok, messages, prefix)) == \
-        _im_starts(tok, encode_chat(tok, simulator_messages(plain, [plain]), simulator_prefix(plain)))
+        _im_starts(tok, encode_chat(tok, simulator_messages(plain, [plain], difficulty_hint=True),
+                                    simulator_prefix(plain)))
 
 
 def test_a_template_that_repeats_contents_gets_them_neutralized(tok):
