@@ -185,3 +185,13 @@ def test_paired_difference_by_hand():
     assert t975(1) == 12.706 and t975(100) == 1.96
     with pytest.raises(ValueError):
         paired_difference([1.0, 2.0], [1.0])
+
+
+@pytest.mark.slow
+def test_paired_differences_pair_by_seed(made, run_dirs):
+    """random against genenv: only seed 0 is in both, so one pair and no interval, with the difference
+    of the two runs' last val/reward_mean."""
+    _, md = made
+    row = _row(md, "random", "Paired differences")
+    last = {name: _scalars(run_dirs[name], "val/reward_mean")[-1] for name in ("random_s0", "genenv_s0")}
+    assert f"| {report.fmt(last['random_s0'] - last['genenv_s0'])} (1 pair, no interval) |" in row
