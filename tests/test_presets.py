@@ -97,7 +97,7 @@ def test_paper_7b_setup_trains_fp32_master_weights_at_small_lr(tiny_sft_dir, tmp
             "trainer.max_epochs=1", "trainer.enable_progress_bar=false", "data.families=[weather,qa_arith]",
             "data.num_val=2", "data.seeds_per_epoch=4", "data.tasks_per_epoch=4", "data.replay_per_epoch=0",
             "agent.max_completion_length=16", "simulator.max_completion_length=24", "simulator.num_variations=2",
-            "curriculum.k_min=0.0"]
+            "curriculum.k_min=0.0", "simulator.reject_near_duplicates=false"]
     proc = subprocess.run([sys.executable, "train.py", *args], cwd=ROOT, capture_output=True, text=True, timeout=900)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "memory per device (estimate, MiB, sharded over 2 devices)" in proc.stdout
