@@ -147,7 +147,9 @@ class SimulatorConfig:
     # logged policy is the sampling one (fitting T = 0.7 samples at T = 1 sharpens the simulator, issue 23)
     fit_temperature: Optional[float] = None
     # the prompt asks for a harder (easier) task when the family's success rate is 0.1 above (below) alpha;
-    # false: the agent's history only, as in the paper, so that any curriculum comes from R_env
+    # false: the agent's history only, as in the paper, so that any curriculum comes from R_env. Kept on: against
+    # a frozen agent neither setting moved p-hat toward alpha (RESULTS.md, issue 23), and the default run's agent
+    # gain is measured with it
     difficulty_hint: bool = True
     # a generation whose answer equals a task its prompt showed (or an earlier one of the epoch) and whose
     # question rewords it is invalid (near_duplicate): never attempted, trained on or imitated (novelty.py)
