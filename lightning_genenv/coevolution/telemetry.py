@@ -15,7 +15,6 @@ console's epoch summary (:mod:`lightning_genenv.callbacks.console`).
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from collections import Counter
@@ -27,6 +26,7 @@ from lightning_genenv.coevolution.curriculum import TaskScore
 from lightning_genenv.data import Group
 from lightning_genenv.generation import GeneratedTask
 from lightning_genenv.metrics import group_reward_stats, mean
+from lightning_genenv.tasks import write_jsonl_atomic
 
 clock = time.perf_counter  # bench/epoch_profile.py swaps in the process's CPU time
 
@@ -133,15 +133,9 @@ def log_samples(trainer, records: list[GeneratedTask], scores: list[TaskScore | 
 
 def write_validation(run_dir, name: str, records: list[dict]) -> None:
     """``records`` (one per held-out task: greedy completion, score and reason, sampled rewards) as
-    ``<run_dir>/validation/<name>.jsonl``, written to a temporary file and renamed into place."""
-    if run_dir is None or not records:
-        return
-    directory = os.path.join(run_dir, "validation")
-    os.makedirs(directory, exist_ok=True)
-    path = os.path.join(directory, f"{name}.jsonl")
-    with open(path + ".tmp", "w") as f:
-        f.writelines(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
-    os.replace(path + ".tmp", path)
+    ``<run_dir>/validation/<name>.jsonl``, through a temp file, fsync and rename."""
+    if run_dir is not None and records:
+        write_jsonl_atomic(os.path.join(run_dir, "validation", f"{name}.jsonl"), records)
 
 
 def _md(title: str, body: str) -> str:
