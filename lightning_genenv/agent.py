@@ -51,6 +51,7 @@ from lightning_genenv.prompts import agent_messages
 from lightning_genenv.rewards import agent_reward
 from lightning_genenv.rollout import SamplingParams, encode_chat
 from lightning_genenv.rollout.players import Rollouts
+from lightning_genenv.seed_loading import per_benchmark
 from lightning_genenv.tasks import Task
 
 
@@ -215,6 +216,7 @@ class AgentModule(PolicyModule):
             scores = [s for values in by_family.values() for s in values]
             metrics[name] = sum(scores) / len(scores)
             metrics.update({f"{name}/{f}": sum(v) / len(v) for f, v in sorted(by_family.items())})
+            metrics.update({f"{name}/{b}": sum(v) / len(v) for b, v in per_benchmark(by_family).items()})
         return metrics, records
 
     def validation_step(self, tasks: list, batch_idx: int) -> None:

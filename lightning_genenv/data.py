@@ -35,7 +35,7 @@ from torch.utils.data import DataLoader, Dataset
 
 from lightning_genenv.layout import BatchLayout, epoch_seed
 from lightning_genenv.pools import POOLS, PoolLog
-from lightning_genenv.prompts import FamilyResults
+from lightning_genenv.prompts import FamilyResults, family_examples
 from lightning_genenv.rewards import success_rate
 from lightning_genenv.seed_loading import limit_base, load_seeds
 from lightning_genenv.tasks import DataError, Skipped, Task, iter_jsonl, read_tasks
@@ -183,9 +183,7 @@ class GenEnvDataModule(L.LightningDataModule):
         from every loaded seed (``shot_pool``), also when ``data.num_train`` limits the tasks trained on:
         worked examples in a prompt are context, not training targets, and without them the 135M model
         writes almost no valid tool call."""
-        same = [t for t in self.shot_pool if t.family == task.family and t.id != task.id
-                and t.question != task.question]
-        return random.Random(task.id).sample(same, min(k, len(same)))
+        return family_examples(task, self.shot_pool, k)
 
     def replay_tasks(self, k: int, before_epoch: int) -> list[Task]:
         """``k`` generated tasks of D_train from epochs before ``before_epoch`` (this epoch's own new

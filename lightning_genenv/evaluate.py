@@ -5,7 +5,10 @@ Every key with its type, default and meaning: ``--help`` (the schema is
 :class:`lightning_genenv.benchmarks.eval_config.EvalConfig`); ``--cfg`` prints the composed config.
 ``split=heldout`` keeps only the part of a derived split that ``data=<benchmark>`` never trains on
 (the default for a train run that trained on this benchmark); ``mode=episode`` plays whole ALFWorld
-games in TextWorld (:mod:`lightning_genenv.benchmarks.alfworld_episode`).
+games in TextWorld (:mod:`lightning_genenv.benchmarks.alfworld_episode`). ``interface=agent`` scores the
+held-out part in the agent's own training format instead of the benchmark's prompt and checker
+(:mod:`lightning_genenv.benchmarks.agent_format`); ``rollout=auto`` (the default, as in training) generates
+with vLLM when it can run the model.
 
 ``model=`` may be a training run directory (``python train.py``'s ``run_dir``): its
 ``final/agent`` is evaluated, results go to ``<run>/eval/<benchmark>/`` and the summary's numbers
@@ -13,7 +16,8 @@ are logged to TensorBoard under ``<run>/tb/eval``.
 
 Decoding is greedy. Writes ``items.jsonl`` (per item: prompt, raw output, parsed action, score,
 error reason) and ``summary.json`` (the benchmark's metrics; see each module's docstring for what
-is and is not comparable to the paper).
+is and is not comparable to the paper). The headline metric carries ``ci95``, its 95% Wilson interval,
+when it is a share of items (``ci95_note`` says why not otherwise: TravelPlanner's macro average).
 """
 
 from __future__ import annotations
@@ -26,12 +30,13 @@ from datetime import datetime
 from pathlib import Path
 
 from lightning_genenv.benchmarks import BENCHMARKS, BenchmarkDataError
+from lightning_genenv.benchmarks.agent_format import AgentFormat
 from lightning_genenv.benchmarks.eval_config import EvalConfig, compose_eval
 from lightning_genenv.benchmarks.runner import context_length, numeric, run_items, select, summary
 from lightning_genenv.benchmarks.train_seeds import heldout_items
 from lightning_genenv.config import ConfigError, compose, parse_cli, save_config
 from lightning_genenv.models import MODEL_HINT, ModelUnavailable, load_causal_lm
-from lightning_genenv.rollout import build_engine
+from lightning_genenv.rollout import build_engine, choose_backend, describe
 from lightning_genenv.tasks import write_jsonl_atomic
 
 
@@ -50,16 +55,31 @@ def _log_tensorboard(tb_dir: Path, benchmark: str, metrics: dict) -> None:
     writer.close()
 
 
-def _trained_on(run_dir: Path) -> str | None:
-    """The ``data.benchmark`` a training run drew its seeds from, if any."""
+def _saved_section(run_dir: Path | None, section: str) -> dict:
+    """One section of a training run's ``config.yaml`` ({} when there is none or it cannot be read)."""
     import yaml
 
+    if run_dir is None:
+        return {}
     try:
         saved = yaml.safe_load((run_dir / "config.yaml").read_text()) or {}
     except (OSError, yaml.YAMLError):
-        return None
-    data = saved.get("data") if isinstance(saved, dict) else None
-    return data.get("benchmark") if isinstance(data, dict) else None
+        return {}
+    value = saved.get(section) if isinstance(saved, dict) else None
+    return value if isinstance(value, dict) else {}
+
+
+def _trained_on(run_dir: Path) -> str | None:
+    """The ``data.benchmark`` a training run drew its seeds from, if any."""
+    return _saved_section(run_dir, "data").get("benchmark")
+
+
+def _agent_format(run_dir: Path | None, max_new_tokens: int | None) -> AgentFormat:
+    """The prompt and score settings of the run that trained the model (the schema's defaults otherwise)."""
+    agent = {**compose([]).agent, **_saved_section(run_dir, "agent")}
+    return AgentFormat(num_shots=int(agent["num_shots"]),
+                       max_new_tokens=max_new_tokens or int(agent["max_completion_length"]),
+                       success_threshold=float(agent["success_threshold"]), subset_match=bool(agent["subset_match"]))
 
 
 def _load_model(cfg, model_path: str):
@@ -72,8 +92,10 @@ def _load_model(cfg, model_path: str):
 
 def _engine(cfg, model, tokenizer, progress: bool):
     """``rollout=hf|vllm``, with ``conf/rollout/<rollout>.yaml``'s settings as training has them."""
-    rollout_cfg = compose([f"rollout={cfg.rollout}", f"rollout.batch_size={cfg.batch_size}"]).rollout
-    return build_engine(cfg.rollout, model, tokenizer, cfg.batch_size, progress, rollout_cfg)
+    backend, why = choose_backend(cfg.rollout, [describe(model)])
+    print(f"rollout: {backend} ({why})")
+    rollout_cfg = compose([f"rollout={backend}", f"rollout.batch_size={cfg.batch_size}"]).rollout
+    return build_engine(backend, model, tokenizer, cfg.batch_size, progress, rollout_cfg)
 
 
 def _write(out: Path, cfg, records: list[dict], result: dict, tb_dir, name: str, metrics: dict) -> None:
@@ -83,6 +105,39 @@ def _write(out: Path, cfg, records: list[dict], result: dict, tb_dir, name: str,
     save_config(cfg, out / "config.yaml")
     if tb_dir:
         _log_tensorboard(Path(tb_dir), name, metrics)
+
+
+def run_agent_format(cfg, bench, model_path: str, run_dir: Path | None, out: Path, tb_dir, start: float) -> Path:
+    """``interface=agent``: the held-out part as converted tasks in the agent's prompt, scored by its reward."""
+    from lightning_genenv.benchmarks.agent_format import score_tasks
+    from lightning_genenv.benchmarks.train_seeds import benchmark_seeds
+
+    skipped: Counter = Counter()
+    shot_pool, heldout = benchmark_seeds(bench.name, cfg.data_root, skipped)
+    tasks = select(heldout + (shot_pool if cfg.split == "all" else []), cfg.limit)
+    fmt = _agent_format(run_dir, cfg.max_new_tokens)
+    print(f"{bench.name} (agent interface): {len(tasks)} converted tasks ({cfg.split or 'heldout'}); "
+          f"skipped records: {dict(skipped) or 0}")
+    model, tokenizer = _load_model(cfg, model_path)
+    engine = _engine(cfg, model, tokenizer, cfg.progress)
+    records, metrics = score_tasks(tasks, shot_pool, engine, tokenizer, fmt, context_length(model, tokenizer),
+                                   desc=f"{bench.name} agent ({len(tasks)} tasks)")
+    result = {"benchmark": bench.name, "interface": "agent", "model": cfg.model, "model_path": model_path,
+              "data_root": cfg.data_root, "split": cfg.split or "heldout", "limit": cfg.limit,
+              "skipped_records": dict(skipped), "max_new_tokens": fmt.max_new_tokens, "num_shots": fmt.num_shots,
+              "success_threshold": fmt.success_threshold, "decoding": "greedy", "rollout": cfg.rollout, **metrics,
+              "wall_time_s": round(time.perf_counter() - start, 1)}
+    _write(out, cfg, records, result, tb_dir, f"{bench.name}_agent", metrics)
+    _print_headline(f"{bench.name} (agent interface)", metrics, result, out)
+    return out
+
+
+def _print_headline(name: str, metrics: dict, result: dict, out: Path) -> None:
+    headline = metrics.get("metric")
+    ci = metrics.get("ci95")
+    interval = f" [95% CI {ci[0]:.3f}-{ci[1]:.3f}]" if ci else ""
+    print(f"{name}: {headline} = {metrics.get(headline, 0.0):.4f}{interval} over {metrics.get('n_items')} items "
+          f"({result['wall_time_s']} s) -> {out}")
 
 
 def run_episodes(cfg, model_path: str, out: Path, tb_dir, start: float) -> Path:
@@ -116,12 +171,14 @@ def run(cfg) -> Path:
     run_dir = _run_dir(cfg.model)
     model_path = str(run_dir / "final" / "agent") if run_dir else cfg.model
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
-    name = bench.name + ("_episode" if cfg.mode == "episode" else "")
+    name = bench.name + {"episode": "_episode"}.get(cfg.mode, "") + {"agent": "_agent"}.get(cfg.interface, "")
     out = Path(cfg.out or (run_dir / "eval" / name if run_dir else Path("runs") / "eval" / f"{name}-{stamp}"))
     tb_dir = cfg.tb_dir or (run_dir / "tb" / "eval" if run_dir else None)
 
     if cfg.mode == "episode":
         return run_episodes(cfg, model_path, out, tb_dir, start)
+    if cfg.interface == "agent":
+        return run_agent_format(cfg, bench, model_path, run_dir, out, tb_dir, start)
     skipped: Counter = Counter()
     all_items = bench.load(Path(cfg.data_root) / bench.subdir, skipped)
     split = cfg.split or ("heldout" if run_dir and _trained_on(run_dir) == bench.name else "all")
@@ -148,11 +205,10 @@ def run(cfg) -> Path:
     result = {"benchmark": bench.name, "model": cfg.model, "model_path": model_path,
               "data_root": cfg.data_root, "split": split, "limit": cfg.limit, "items_available": len(all_items),
               "skipped_records": dict(skipped), "max_new_tokens": max_new, "decoding": "greedy",
+              "interface": "benchmark", "rollout": cfg.rollout,
               **metrics, "notes": bench.notes, "wall_time_s": round(time.perf_counter() - start, 1)}
     _write(out, cfg, [r.to_json() for r in records], result, tb_dir, bench.name, metrics)
-    headline = metrics.get("metric")
-    print(f"{bench.name}: {headline} = {metrics.get(headline, 0.0):.4f} over {len(records)} items "
-          f"({result['wall_time_s']} s) -> {out}")
+    _print_headline(bench.name, metrics, result, out)
     return out
 
 

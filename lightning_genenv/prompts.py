@@ -26,6 +26,7 @@ and keeps the task itself out of them.
 from __future__ import annotations
 
 import json
+import random
 from dataclasses import dataclass
 from typing import Any
 
@@ -92,6 +93,13 @@ def _agent_system(task: Task) -> str:
         "Reply in this format and nothing else:\n"
         f"{_ANSWER_FORMAT}"
     )
+
+
+def family_examples(task: Task, pool: list[Task], k: int) -> list[Task]:
+    """``k`` other tasks of ``task``'s family from ``pool`` (its few-shot examples), the same for a task
+    every time (seeded by its id); never the task itself or one with the same question."""
+    same = [t for t in pool if t.family == task.family and t.id != task.id and t.question != task.question]
+    return random.Random(task.id).sample(same, min(k, len(same)))
 
 
 def agent_messages(task: Task, shots: list[Task]) -> list[Message]:

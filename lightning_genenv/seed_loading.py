@@ -3,7 +3,9 @@
 The seeds are the embedded ones (:mod:`lightning_genenv.seeds`), a JSONL file (``data.train_path``;
 without ``data.val_path`` a share of it is held out for validation), or a benchmark's train part
 (``data.benchmark``, :mod:`lightning_genenv.benchmarks.train_seeds`, whose held-out part is then the
-validation set). ``data.families`` keeps some families; ``data.num_val`` caps the validation set.
+validation set; ``data=paper``: the train parts of every benchmark in ``PAPER_MIX`` together, their
+held-out parts the validation set). ``data.families`` keeps some families; ``data.num_val`` caps the
+validation set, evenly over the benchmarks when it holds several (:func:`cap_validation`).
 Invalid records are skipped and counted by reason; the warning names the first lines of each reason.
 
 Deliberately left out: the pools that grow from the seeds (:mod:`lightning_genenv.data`).
@@ -17,7 +19,26 @@ from pathlib import Path
 
 from lightning.pytorch.utilities import rank_zero_info, rank_zero_warn
 
+from lightning_genenv.config import PAPER_MIX
 from lightning_genenv.tasks import DataError, Skipped, Task, read_tasks
+
+
+def benchmark_of(family: str) -> str | None:
+    """The benchmark a converted task's family names (``api_bank/<tool>``, ``bfcl/<class>``, ``bamboogle``:
+    :mod:`lightning_genenv.benchmarks.train_seeds`); None for any other family."""
+    head = family.split("/", 1)[0]
+    return head if head in PAPER_MIX else None
+
+
+def per_benchmark(by_family: dict[str, list[float]]) -> dict[str, list[float]]:
+    """Per-family scores pooled per benchmark, for the benchmarks whose families are several
+    (``api_bank/<tool>``, ``bfcl/<class>``); Bamboogle's one family is its benchmark already."""
+    pooled: dict[str, list[float]] = {}
+    for family, scores in sorted(by_family.items()):
+        bench = benchmark_of(family)
+        if bench is not None and bench != family:
+            pooled.setdefault(bench, []).extend(scores)
+    return pooled
 
 
 def load_seeds(cfg, skipped: Counter, benchmarks_root: str | Path | None = None) -> tuple[list[Task], list[Task]]:
@@ -49,9 +70,33 @@ def load_seeds(cfg, skipped: Counter, benchmarks_root: str | Path | None = None)
         rank_zero_warn(f"skipped invalid records in the data files: {_describe(skipped)}")
     if not base:
         raise DataError(f"no valid seed tasks in {cfg.train_path} (skipped: {_describe(skipped)})")
-    if cfg.num_val and len(val) > cfg.num_val:
-        val = random.Random(cfg.seed).sample(val, cfg.num_val)
-    return base, val
+    return base, cap_validation(val, cfg.num_val, cfg.seed)
+
+
+def cap_validation(val: list[Task], num_val: int, seed: int) -> list[Task]:
+    """At most ``num_val`` validation tasks (0: all), a seeded sample. When they come from several
+    benchmarks (``data=paper``), the sample takes the benchmarks in turn, so that each is present and
+    they differ in count by at most one task (a benchmark with fewer tasks gives what it has)."""
+    if not num_val or len(val) <= num_val:
+        return val
+    rng = random.Random(seed)
+    groups: dict[str | None, list[Task]] = {}
+    for t in val:
+        groups.setdefault(benchmark_of(t.family), []).append(t)
+    if len(groups) < 2:
+        return rng.sample(val, num_val)
+    return _in_turn([rng.sample(ts, len(ts)) for _, ts in sorted(groups.items(), key=lambda kv: str(kv[0]))],
+                    num_val)
+
+
+def _in_turn(queues: list[list[Task]], n: int) -> list[Task]:
+    """``n`` tasks taken from the queues in turn, round by round (an empty queue is passed over)."""
+    kept: list[Task] = []
+    while len(kept) < n:
+        for queue in queues:
+            if queue and len(kept) < n:
+                kept.append(queue.pop(0))
+    return kept
 
 
 def limit_base(base: list[Task], num_train: int, seed: int) -> list[Task]:
@@ -68,13 +113,7 @@ def limit_base(base: list[Task], num_train: int, seed: int) -> list[Task]:
         raise DataError(f"data.num_train={num_train} cannot keep every one of the {len(by_family)} task families "
                         f"present; use at least {len(by_family)}")
     rng = random.Random(seed)
-    queues = {f: rng.sample(ts, len(ts)) for f, ts in sorted(by_family.items())}
-    kept: list[Task] = []
-    while len(kept) < num_train:
-        for queue in queues.values():
-            if queue and len(kept) < num_train:
-                kept.append(queue.pop(0))
-    return kept
+    return _in_turn([rng.sample(ts, len(ts)) for _, ts in sorted(by_family.items())], num_train)
 
 
 def _describe(skipped: Counter) -> str:
@@ -100,17 +139,19 @@ def _split_train_file(cfg, tasks: list[Task]) -> tuple[list[Task], list[Task]]:
 
 
 def _benchmark_seeds(cfg, skipped: Counter, benchmarks_root) -> tuple[list[Task], list[Task]]:
-    """(train seeds, held-out tasks) of ``data.benchmark``; its skipped items are counted as
-    ``<benchmark>:<reason>``."""
+    """(train seeds, held-out tasks) of ``data.benchmark`` (``paper``: of each benchmark in ``PAPER_MIX``,
+    concatenated); skipped items are counted as ``<benchmark>:<reason>``."""
     from lightning_genenv.benchmarks.eval_config import default_data_root
     from lightning_genenv.benchmarks.train_seeds import benchmark_seeds
 
-    name = cfg.benchmark
     root = benchmarks_root or default_data_root()
     if root is None:
-        raise DataError(f"data.benchmark={name}: set trainer.benchmarks_root (no ../shared/benchmarks "
+        raise DataError(f"data.benchmark={cfg.benchmark}: set trainer.benchmarks_root (no ../shared/benchmarks "
                         "next to the repository)")
-    own: Counter = Counter()
-    train, val = benchmark_seeds(name, root, own)
-    skipped.update({f"{name}:{reason}": n for reason, n in own.items()})
+    train, val = [], []
+    for name in PAPER_MIX if cfg.benchmark == "paper" else (cfg.benchmark,):
+        own: Counter = Counter()
+        seeds, held_out = benchmark_seeds(name, root, own)
+        skipped.update({f"{name}:{reason}": n for reason, n in own.items()})
+        train, val = train + seeds, val + held_out
     return train, val

@@ -187,6 +187,21 @@ def test_paired_difference_by_hand():
         paired_difference([1.0, 2.0], [1.0])
 
 
+def test_wilson_interval_by_hand():
+    from lightning_genenv.report.stats import wilson_interval
+
+    # 8 of 20: p = 0.4, z^2/n = 0.19208, centre (0.4 + 0.09604) / 1.19208 = 0.41612,
+    # half 1.96 / 1.19208 * sqrt(0.012 + 0.0024010) = 0.19731
+    assert wilson_interval(8, 20) == (pytest.approx(0.21881, abs=1e-4), pytest.approx(0.61342, abs=1e-4))
+    # 0 of 8: the interval starts at 0 and is not empty (the normal approximation's would be [0, 0])
+    low, high = wilson_interval(0, 8)
+    assert low == 0.0 and high == pytest.approx(0.32442, abs=1e-4)
+    assert wilson_interval(8, 8)[1] == 1.0 and wilson_interval(8, 8)[0] == pytest.approx(1 - 0.32442, abs=1e-4)
+    for bad in ((1, 0), (-1, 5), (6, 5)):
+        with pytest.raises(ValueError):
+            wilson_interval(*bad)
+
+
 @pytest.mark.slow
 def test_paired_differences_pair_by_seed(made, run_dirs):
     """random against genenv: only seed 0 is in both, so one pair and no interval, with the difference

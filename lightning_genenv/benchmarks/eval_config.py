@@ -15,6 +15,7 @@ from typing import Literal, Optional
 from omegaconf import MISSING, DictConfig
 
 from lightning_genenv.config import BENCHMARK_NAMES, DTYPES, NO_TRAIN_SPLIT, ConfigError, check, compose
+from lightning_genenv.config.schema import RolloutConfig
 
 REPO_ROOT = Path(__file__).resolve().parent.parent.parent
 
@@ -23,7 +24,12 @@ REPO_ROOT = Path(__file__).resolve().parent.parent.parent
 class EvalConfig:
     benchmark: Literal[BENCHMARK_NAMES] = MISSING  # the benchmark to evaluate on (required)
     model: str = "embedded"  # embedded | tiny | a local model directory | a train run directory | a cached HF id
-    rollout: Literal["hf", "vllm"] = "hf"  # the generation backend (vllm: with conf/rollout/vllm.yaml's settings)
+    # the generation backend, chosen as train.py chooses it (auto: vLLM when it runs the model); vllm with
+    # conf/rollout/vllm.yaml's settings
+    rollout: Literal["auto", "hf", "vllm"] = RolloutConfig.backend
+    # benchmark: the benchmark's own prompt and checker | agent: the held-out part as the converted tasks a
+    # data=<benchmark> run trains on, in the agent's prompt, scored by its reward (benchmarks/agent_format.py)
+    interface: Literal["benchmark", "agent"] = "benchmark"
     limit: Optional[int] = None  # evaluate this many items, spread evenly over the benchmark
     # all | heldout (the part of a derived split that data=<benchmark> never trains on); None: heldout
     # when model= is a train run directory whose data.benchmark is this benchmark, else all
@@ -47,6 +53,9 @@ class EvalConfig:
         check(self.split != "heldout" or self.benchmark not in NO_TRAIN_SPLIT,
               f"split=heldout: {self.benchmark} has no derived train/held-out split "
               f"({NO_TRAIN_SPLIT.get(self.benchmark)})")
+        check(self.interface != "agent" or self.benchmark not in NO_TRAIN_SPLIT,
+              f"interface=agent: {self.benchmark} has no converted tasks ({NO_TRAIN_SPLIT.get(self.benchmark)})")
+        check(self.interface != "agent" or self.mode == "step", "interface=agent scores single steps (mode=step)")
         check(self.mode != "episode" or self.benchmark == "alfworld",
               f"mode=episode: only benchmark=alfworld has episodes (got {self.benchmark})")
         check(self.max_steps >= 1, f"max_steps={self.max_steps} must be >= 1")

@@ -82,7 +82,22 @@ def summary(bench: Benchmark, records: list[Record]) -> dict:
     out.update(n_items=len(records), reasons=reason_counts(results),
                truncated=sum(r.truncated for r in records),
                prompt_too_long=sum(r.result.reason == "prompt_too_long" for r in records))
+    out.update(headline_interval(out, [r.score for r in results]))
     return out
+
+
+def headline_interval(metrics: dict, scores: list[float]) -> dict:
+    """``ci95``: the 95% Wilson interval of the headline metric (``metrics["metric"]``) when it is the share
+    of items that scored 1 (every item scored 0 or 1 and their mean is the headline); otherwise ``ci95``
+    is None and ``ci95_note`` says why (a macro average, or dense scores, is not a binomial proportion)."""
+    from lightning_genenv.report.stats import wilson_interval
+
+    value = metrics.get(metrics.get("metric"))
+    if not scores or value is None:
+        return {"ci95": None, "ci95_note": "no items or no headline metric"}
+    if any(s not in (0.0, 1.0) for s in scores) or abs(sum(scores) / len(scores) - value) > 1e-9:
+        return {"ci95": None, "ci95_note": f"{metrics['metric']} is not the share of items scoring 1"}
+    return {"ci95": list(wilson_interval(int(sum(scores)), len(scores)))}
 
 
 def numeric(summary_dict: dict, prefix: str = "") -> dict[str, float]:
@@ -96,4 +111,4 @@ def numeric(summary_dict: dict, prefix: str = "") -> dict[str, float]:
     return out
 
 
-__all__ = ["Record", "select", "run_items", "summary", "numeric", "context_length"]
+__all__ = ["Record", "select", "run_items", "summary", "headline_interval", "numeric", "context_length"]

@@ -33,6 +33,7 @@ from lightning_genenv.config.schema import (
     DTYPES,
     LOGGER_NAMES,
     NO_TRAIN_SPLIT,
+    PAPER_MIX,
     AgentConfig,
     Config,
     ConfigError,
@@ -49,8 +50,9 @@ from lightning_genenv.config.schema import (
     check_file,
 )
 
-__all__ = ["ALIASES", "BENCHMARK_NAMES", "CONF_DIR", "DTYPES", "LOGGER_NAMES", "NO_TRAIN_SPLIT", "AgentConfig",
-           "Config", "ConfigError", "CurriculumConfig", "DataConfig", "Key", "LoggerConfig", "LoraConfig",
+__all__ = ["ALIASES", "BENCHMARK_NAMES", "CONF_DIR", "DTYPES", "LOGGER_NAMES", "NO_TRAIN_SPLIT", "PAPER_MIX",
+           "AgentConfig", "Config", "ConfigError", "CurriculumConfig", "DataConfig", "Key", "LoggerConfig",
+           "LoraConfig",
            "ModelConfig", "RolloutConfig", "SimulatorConfig", "StrategyConfig", "TrainerConfig", "check",
            "check_file", "compose", "groups", "load_yaml_mapping", "parse_cli", "parse_overrides", "schema_keys",
            "save_config", "to_yaml", "usage"]

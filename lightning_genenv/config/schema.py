@@ -25,6 +25,8 @@ from lightning_genenv.layout import SEED_STRIDE
 
 # lightning_genenv.benchmarks.BENCHMARKS, by name (not imported here: it loads torch); a test keeps them equal.
 BENCHMARK_NAMES = ("api_bank", "bfcl", "alfworld", "bamboogle", "travelplanner")
+# data=paper: the train parts of every benchmark with a derived split, as one base set (the paper's shape)
+PAPER_MIX = ("api_bank", "bfcl", "bamboogle")
 LOGGER_NAMES = ("tensorboard", "csv", "mlflow", "wandb")  # lightning_genenv/loggers.py
 DTYPES = ("float32", "bfloat16", "float16")
 
@@ -202,8 +204,9 @@ class CurriculumConfig:
 class DataConfig:
     name: str = "embedded"  # a label for the seed set
     # seeds from a benchmark's train split (lightning_genenv/benchmarks/train_seeds.py), read from
-    # trainer.benchmarks_root; use data=<benchmark> (alfworld, travelplanner: refused, NO_TRAIN_SPLIT)
-    benchmark: Optional[Literal[BENCHMARK_NAMES]] = None
+    # trainer.benchmarks_root; use data=<benchmark> (alfworld, travelplanner: refused, NO_TRAIN_SPLIT), or
+    # paper: every benchmark of PAPER_MIX together, each one's held-out part in the validation set
+    benchmark: Optional[Literal[BENCHMARK_NAMES + ("paper",)]] = None
     train_path: Optional[str] = None  # JSONL of seed tasks; None: the embedded seeds (or data.benchmark's)
     val_path: Optional[str] = None  # JSONL of validation tasks; None: val_fraction of train_path or the embedded seeds
     seed: int = 0  # seed of the embedded seed generator and split

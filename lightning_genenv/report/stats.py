@@ -3,6 +3,7 @@
 :func:`aggregate` gives the mean and sample standard deviation over seeds at each x; :func:`first_last`
 a run's first and last logged epoch; :func:`moved_toward` whether ``p̂`` ended closer to α than it
 began; :func:`paired_difference` the mean of paired differences with its two-sided 95% t interval;
+:func:`wilson_interval` the 95% Wilson score interval of a proportion (``evaluate.py``'s accuracies);
 :func:`fmt_spread` writes ``mean ± sd``. Nothing here reads files or draws.
 
 Deliberately left out: tests other than the paired t interval (no Welch test for unpaired runs, no
@@ -53,6 +54,17 @@ def paired_difference(a: list[float], b: list[float]) -> tuple[float, float, flo
     mean = sum(diffs) / len(diffs)
     half = t975(len(diffs) - 1) * statistics.stdev(diffs) / math.sqrt(len(diffs))
     return mean, mean - half, mean + half, len(diffs)
+
+
+def wilson_interval(successes: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The Wilson score interval of ``successes`` out of ``n`` (95% at the default ``z``): unlike the
+    normal approximation it stays inside [0, 1] and is not empty at 0 or ``n`` successes."""
+    if n < 1 or not 0 <= successes <= n:
+        raise ValueError(f"wilson_interval needs 0 <= successes <= n and n >= 1, got {successes} of {n}")
+    p = successes / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z / (1 + z * z / n) * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def _finite(v) -> bool:
