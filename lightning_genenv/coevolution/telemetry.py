@@ -63,13 +63,18 @@ class Timers:
 
 def rollout_metrics(attempted: list[Group], kept: list[Group], replay: list[Group], base: list[Group],
                     num_generations: int, rollout_s: float) -> dict[str, float]:
-    """Rewards by kind of task, lengths, truncation and the agent's sampling speed. ``attempted``:
-    every valid new task's group; ``kept + replay + base``: the agent's batch."""
+    """Rewards by kind of task (and ``frac_reward_zero_std`` by kind: a base set going stale shows there),
+    lengths, truncation and the agent's sampling speed. ``attempted``: every valid new task's group;
+    ``kept + replay + base``: the agent's batch."""
     groups = kept + replay + base
     kinds = {"generated": kept, "replay": replay, "base": base}
     metrics = {f"rollout/reward/{k}": mean([r for g in gs for r in g.rewards])
                for k, gs in {**kinds, "generated": attempted}.items() if gs}
     metrics.update({f"rollout/num_tasks/{k}": float(len(gs)) for k, gs in kinds.items()})
+    # staleness, by kind: the share of groups whose completions all scored the same (no GRPO gradient)
+    metrics.update({f"rollout/frac_reward_zero_std/{k}": float(group_reward_stats(
+        torch.tensor([r for g in gs for r in g.rewards]), num_generations)["frac_reward_zero_std"])
+        for k, gs in kinds.items() if gs})
     metrics["curriculum/attempted_tasks"] = float(len(attempted))
     metrics["rollout/response_length"] = mean([len(c) for g in groups for c in g.completion_ids])
     metrics["rollout/truncated_fraction"] = mean([float(t) for g in groups for t in g.truncated])
