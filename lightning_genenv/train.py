@@ -26,6 +26,7 @@ from lightning_genenv.agent import AgentModule
 from lightning_genenv.callbacks import benchmarks as benchmark_validation
 from lightning_genenv.callbacks.coevolution import CoEvolutionCallback
 from lightning_genenv.callbacks.console import EpochSummary, MetricsBar, silence_third_party, start_lines
+from lightning_genenv.coevolution.checkpoint import CheckpointError, verify
 from lightning_genenv.config import ConfigError, parse_cli, save_config
 from lightning_genenv.data import GenEnvDataModule
 from lightning_genenv.distributed import fingerprint, records_fingerprint
@@ -35,7 +36,7 @@ from lightning_genenv.memory import run_estimate
 from lightning_genenv.models import ModelUnavailable, export_hf, load_from_config
 from lightning_genenv.policy import NonFiniteError
 from lightning_genenv.pools import PoolError
-from lightning_genenv.resume import checkpoint_to_resume, drop_events_after
+from lightning_genenv.resume import auto_line, checkpoint_to_resume, drop_events_after, set_aside, set_aside_line
 from lightning_genenv.rollout import choose_backend, describe
 from lightning_genenv.rollout.players import Rollouts, importance_sampling_cap
 from lightning_genenv.simulator import SimulatorModule
@@ -109,8 +110,12 @@ def run(cfg) -> Path:
                           "(torch: 'Cannot access accelerator device when none is available')")
     run_dir = Path(cfg.run_dir or Path("runs") / datetime.now().strftime("%Y%m%d-%H%M%S"))
     ckpt_path = checkpoint_to_resume(run_dir, bool(cfg.resume), rank_zero_only.rank == 0)
-    if ckpt_path is not None and rank_zero_only.rank == 0:  # curves go on from the checkpoint, no overlap
-        drop_events_after(run_dir / "tb", ckpt_path.stat().st_mtime)
+    if ckpt_path is not None:
+        verify(ckpt_path)  # a damaged checkpoint: one line, before any model loads
+        if rank_zero_only.rank == 0:  # curves go on from the checkpoint, no overlap
+            drop_events_after(run_dir / "tb", ckpt_path.stat().st_mtime)
+    elif rank_zero_only.rank == 0 and (aside := set_aside(run_dir)) is not None:  # killed in its first epoch
+        print(set_aside_line(run_dir, aside), flush=True)
     run_dir.mkdir(parents=True, exist_ok=True)
     cfg.run_dir = str(run_dir)
     save_config(cfg, run_dir / "config.yaml")
@@ -192,8 +197,13 @@ def main(argv: list[str] | None = None) -> Path | None:
     argv = sys.argv[1:] if argv is None else argv
     try:
         cfg = parse_cli(argv, __doc__)
-        return None if cfg is None else run(cfg)
-    except (ConfigError, FileNotFoundError, DataError, ModelUnavailable, NonFiniteError, PoolError) as e:
+        if cfg is None:
+            return None
+        if (line := auto_line(argv, cfg)) and rank_zero_only.rank == 0:
+            print(line, flush=True)
+        return run(cfg)
+    except (ConfigError, FileNotFoundError, DataError, ModelUnavailable, NonFiniteError, PoolError,
+            CheckpointError) as e:
         sys.exit(f"error: {e}")
 
 
