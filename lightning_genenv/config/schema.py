@@ -186,10 +186,13 @@ class CurriculumConfig:
     beta: float = 10.0  # sharpness of R_env = exp(-beta (p - alpha)^2)
     k_min: float = 0.1  # generated tasks with p-hat below it join neither pool's training set
     band: Optional[float] = None  # optional |p - alpha| <= band filter (0: p-hat exactly alpha)
+    # each epoch without a valid generated task is warned about with the simulator's rejection reasons; after
+    # this many in a row the console says the run has become plain GRPO (coevolution/empty_epochs.py)
+    max_empty_epochs_warning: int = 3
 
     def __post_init__(self):
         within("curriculum", self, alpha="[0, 1]", k_min="[0, 1]", beta="(0, 1000]", band="[0, 1]",
-               static_variations="[1, 1000]")
+               static_variations="[1, 1000]", max_empty_epochs_warning=f"[1, {MAX_COUNT}]")
         check(not self.train_simulator or self.task_source == "simulator",
               f"curriculum.train_simulator=true needs curriculum.task_source=simulator "
               f"(got {self.task_source}); set curriculum.train_simulator=false")
