@@ -5,6 +5,11 @@ results are gathered back in the original order, so every rank holds identical p
 advantages. Gathered objects travel as JSON text, so model-written content is never unpickled.
 With one process these are identity functions.
 
+A failing rank ends the job (:class:`StopAllRanks`): an exception on rank 0 kills the ranks that
+Lightning's launcher started (Lightning kills them only on Ctrl+C); an exception on another rank ends
+that process (``train.main`` prints ``error: rank r/n: ...``), and the launcher's process observer,
+polling every 5 s, kills rank 0 and the rest.
+
 Deliberately left out: load balancing by prompt length (shares are equal in count, which FSDP's
 lock-step forwards need) and asynchronous rollouts.
 """
@@ -12,8 +17,10 @@ lock-step forwards need) and asynchronous rollouts.
 from __future__ import annotations
 
 import json
+import signal
 from typing import Any, Callable, TypeVar
 
+import lightning as L
 import torch.distributed as dist
 
 T = TypeVar("T")
@@ -74,3 +81,13 @@ def records_fingerprint(records: list[dict]) -> str:
     import hashlib
 
     return hashlib.sha256(json.dumps(records, sort_keys=True, default=str).encode()).hexdigest()
+
+
+class StopAllRanks(L.Callback):
+    """On an exception in rank 0's trainer, kill the other ranks now, rather than leave them waiting in a
+    collective until its timeout (or computing until the next one)."""
+
+    def on_exception(self, trainer: L.Trainer, pl_module, exception: BaseException) -> None:
+        launcher = getattr(trainer.strategy, "launcher", None)
+        if getattr(launcher, "procs", None):  # Lightning's subprocess launcher, in the process that started them
+            launcher.kill(signal.SIGKILL)

@@ -314,7 +314,9 @@ class LoggerConfig:
 class Config:
     seed: int = 0  # the global seed (Lightning's seed_everything)
     run_dir: Optional[str] = None  # None: runs/<timestamp>
-    resume: Optional[str] = None  # a run directory to continue from its checkpoints/last.ckpt
+    # a run directory to continue from its checkpoints/last.ckpt; auto (with run_dir): resume run_dir when it
+    # holds one, else start there. A resume may change only the keys lightning_genenv/resume.py names
+    resume: Optional[str] = None
     model: ModelConfig = field(default_factory=ModelConfig)
     agent: AgentConfig = field(default_factory=AgentConfig)
     simulator: SimulatorConfig = field(default_factory=SimulatorConfig)
