@@ -31,7 +31,7 @@ from lightning_genenv.callbacks.console import EpochSummary, MetricsBar, silence
 from lightning_genenv.coevolution.checkpoint import CheckpointError, verify
 from lightning_genenv.config import ConfigError, parse_cli, save_config
 from lightning_genenv.data import GenEnvDataModule
-from lightning_genenv.distributed import StopAllRanks, fingerprint, records_fingerprint
+from lightning_genenv.distributed import StopAllRanks, failure_line, fingerprint, records_fingerprint
 from lightning_genenv.layout import BatchLayout
 from lightning_genenv.loggers import close_loggers, make_logger, require_logger
 from lightning_genenv.memory import run_estimate
@@ -237,8 +237,7 @@ def main(argv: list[str] | None = None) -> Path | None:
         if not _rank(cfg):
             raise
         traceback.print_exc()
-        first = str(e).strip().splitlines()[0] if str(e).strip() else "no message"
-        _exit(cfg, f"error: {_rank(cfg)}{type(e).__name__}: {first} (the job stops on every rank)")
+        _exit(cfg, failure_line(rank_zero_only.rank, _processes(cfg.strategy), e))
 
 
 def _exit(cfg, line: str) -> None:
