@@ -2,7 +2,8 @@
 
 ``on_train_epoch_start``, before the agent's GRPO steps:
   1. sample seeds from the base pool;
-  2. the task source writes (or samples) new tasks (:mod:`lightning_genenv.coevolution.sources`);
+  2. the task source writes (or samples) new tasks (:mod:`lightning_genenv.coevolution.sources`); an
+     epoch without a valid one is warned about (:mod:`~lightning_genenv.coevolution.empty_epochs`);
   3. the agent attempts every valid new task, then replayed and base tasks to fill
      ``tasks_per_epoch`` (the base tasks in an order of their own, the same for every setting of a seed) (:mod:`~lightning_genenv.coevolution.attempts`): its GRPO groups;
   4. ``p̂``, ``R_env`` and the filter (:mod:`~lightning_genenv.coevolution.curriculum`); ``D_env`` and
@@ -42,6 +43,7 @@ from lightning_genenv.coevolution import (SimulatorUpdates, Timers, attempt, env
                                           new_task_metrics, rollout_metrics, score_tasks, task_source,
                                           write_validation)
 from lightning_genenv.coevolution.checkpoint import restore_rng, rng_state, save_last
+from lightning_genenv.coevolution.empty_epochs import EmptyEpochs
 from lightning_genenv.config import ConfigError
 from lightning_genenv.layout import epoch_seed
 from lightning_genenv.prompts import length_warning
@@ -54,6 +56,7 @@ class CoEvolutionCallback(L.Callback):
         self.simulator = SimulatorUpdates(simulator, sim_trainer, self.ckpt_dir, cfg.simulator.batch_size)
         self.source = task_source(cfg, datamodule, rollouts, simulator.tokenizer if simulator is not None else None)
         self.invalid = Counter()  # simulator generations rejected, by reason (cumulative)
+        self.empty = EmptyEpochs(cfg.curriculum.max_empty_epochs_warning)  # epochs without a valid generated task
         self.num_generated_used = 0  # generated tasks that joined D_train (data efficiency axis)
         self.timers = Timers()
         self._sim_records: list = []  # this epoch's RWR set, from its start to its end
@@ -99,6 +102,8 @@ class CoEvolutionCallback(L.Callback):
         with timers.phase("generate_tasks"):
             new = self.source.new_tasks(dm.sample_seeds(cfg.data.seeds_per_epoch), epoch)  # steps 1, 2
         self.invalid.update(new.invalid_reasons())
+        if cfg.curriculum.task_source == "simulator":
+            self._warn_if_empty(trainer, epoch, new)
 
         with timers.phase("agent_rollouts"):  # step 3, and step 4's scoring
             valid = new.valid()
@@ -135,6 +140,13 @@ class CoEvolutionCallback(L.Callback):
                                  for g in layout.local(groups))
         log_metrics(trainer, metrics, by_epoch=self.by_epoch)
         log_samples(trainer, new.records, cur.scores, groups, cur.p_hats, cfg.logger.num_text_samples, self.by_epoch)
+
+    def _warn_if_empty(self, trainer, epoch: int, new) -> None:
+        warning, console = self.empty.observe(epoch, len(new.records), len(new.valid()), new.invalid_reasons())
+        if warning:
+            rank_zero_warn(warning)
+        if console and trainer.is_global_zero:
+            print(console, flush=True)
 
     # ------------------------------------------------------------------ the agent's update and validation
     def on_train_batch_start(self, trainer, agent, batch, batch_idx) -> None:
@@ -180,10 +192,11 @@ class CoEvolutionCallback(L.Callback):
     # ------------------------------------------------------------------ state
     def state_dict(self) -> dict:
         return {"sim_epochs": self.simulator.epochs, "invalid": dict(self.invalid),
-                "num_generated_used": self.num_generated_used, "rng": rng_state()}
+                "num_generated_used": self.num_generated_used, "rng": rng_state(), "empty": self.empty.state_dict()}
 
     def load_state_dict(self, state: dict) -> None:
         self.invalid = Counter(state["invalid"])
         self.num_generated_used = state["num_generated_used"]
+        self.empty.load_state_dict(state.get("empty"))
         restore_rng(state["rng"])
         self.simulator.resume_from(state["sim_epochs"])

@@ -5,6 +5,11 @@ results are gathered back in the original order, so every rank holds identical p
 advantages. Gathered objects travel as JSON text, so model-written content is never unpickled.
 With one process these are identity functions.
 
+A failing rank ends the job (:class:`StopAllRanks`): an exception on rank 0 kills the ranks that
+Lightning's launcher started (Lightning kills them only on Ctrl+C); an exception on another rank ends
+that process at once with ``error: rank r/n: ...`` (:func:`failure_line`), and the launcher's
+process observer, polling every 5 s, kills rank 0 and the rest.
+
 Deliberately left out: load balancing by prompt length (shares are equal in count, which FSDP's
 lock-step forwards need) and asynchronous rollouts.
 """
@@ -12,8 +17,13 @@ lock-step forwards need) and asynchronous rollouts.
 from __future__ import annotations
 
 import json
+import os
+import signal
+import sys
+import traceback
 from typing import Any, Callable, TypeVar
 
+import lightning as L
 import torch.distributed as dist
 
 T = TypeVar("T")
@@ -74,3 +84,29 @@ def records_fingerprint(records: list[dict]) -> str:
     import hashlib
 
     return hashlib.sha256(json.dumps(records, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def failure_line(rank: int, world_size: int, e: BaseException) -> str:
+    """``error: rank r/n: <type>: <first line> (the job stops on every rank)``."""
+    first = str(e).strip().splitlines()[0] if str(e).strip() else "no message"
+    return f"error: rank {rank}/{world_size}: {type(e).__name__}: {first} (the job stops on every rank)"
+
+
+class StopAllRanks(L.Callback):
+    """An exception in a multi-process trainer ends the job now, rather than leave the other ranks
+    waiting in a collective until its timeout (or computing until the next one). Rank 0 kills the
+    ranks it started and goes on to its loggers' final flush and ``train.main``'s line; any other rank
+    prints its traceback and line and exits at once (it logs nothing), and the launcher's observer
+    then kills rank 0 and the rest."""
+
+    def on_exception(self, trainer: L.Trainer, pl_module, exception: BaseException) -> None:
+        if trainer.world_size < 2:
+            return
+        launcher = getattr(trainer.strategy, "launcher", None)
+        if getattr(launcher, "procs", None):  # Lightning's subprocess launcher, in the process that started them
+            launcher.kill(signal.SIGKILL)
+        if trainer.global_rank != 0:
+            traceback.print_exception(exception)
+            print(failure_line(trainer.global_rank, trainer.world_size, exception), file=sys.stderr, flush=True)
+            sys.stdout.flush()
+            os._exit(1)  # not the interpreter's shutdown, which can wait on the process group's peers

@@ -10,9 +10,11 @@ directory gets ``config.yaml``, ``tb/`` (TensorBoard: ``agent`` and ``simulator`
 from __future__ import annotations
 
 import json
+import os
 import resource
 import sys
 import time
+import traceback
 from datetime import datetime
 from functools import partial
 from pathlib import Path
@@ -26,17 +28,26 @@ from lightning_genenv.agent import AgentModule
 from lightning_genenv.callbacks import benchmarks as benchmark_validation
 from lightning_genenv.callbacks.coevolution import CoEvolutionCallback
 from lightning_genenv.callbacks.console import EpochSummary, MetricsBar, silence_third_party, start_lines
+from lightning_genenv.coevolution.checkpoint import CheckpointError, verify
 from lightning_genenv.config import ConfigError, parse_cli, save_config
 from lightning_genenv.data import GenEnvDataModule
-from lightning_genenv.distributed import fingerprint, records_fingerprint
+from lightning_genenv.distributed import StopAllRanks, failure_line, fingerprint, records_fingerprint
 from lightning_genenv.layout import BatchLayout
 from lightning_genenv.loggers import close_loggers, make_logger, require_logger
 from lightning_genenv.memory import run_estimate
 from lightning_genenv.models import ModelUnavailable, export_hf, load_from_config
 from lightning_genenv.policy import NonFiniteError
 from lightning_genenv.pools import PoolError
-from lightning_genenv.resume import checkpoint_to_resume, drop_events_after
+from lightning_genenv.resume import (
+    auto_line,
+    checkpoint_to_resume,
+    drop_events_after,
+    has_checkpoint,
+    set_aside,
+    set_aside_line,
+)
 from lightning_genenv.rollout import choose_backend, describe
+from lightning_genenv.rollout.base import EngineError
 from lightning_genenv.rollout.players import Rollouts, importance_sampling_cap
 from lightning_genenv.simulator import SimulatorModule
 from lightning_genenv.static_augment import augment
@@ -109,8 +120,12 @@ def run(cfg) -> Path:
                           "(torch: 'Cannot access accelerator device when none is available')")
     run_dir = Path(cfg.run_dir or Path("runs") / datetime.now().strftime("%Y%m%d-%H%M%S"))
     ckpt_path = checkpoint_to_resume(run_dir, bool(cfg.resume), rank_zero_only.rank == 0)
-    if ckpt_path is not None and rank_zero_only.rank == 0:  # curves go on from the checkpoint, no overlap
-        drop_events_after(run_dir / "tb", ckpt_path.stat().st_mtime)
+    if ckpt_path is not None:
+        verify(ckpt_path)  # a damaged checkpoint: one line, before any model loads
+        if rank_zero_only.rank == 0:  # curves go on from the checkpoint, no overlap
+            drop_events_after(run_dir / "tb", ckpt_path.stat().st_mtime)
+    elif rank_zero_only.rank == 0 and (aside := set_aside(run_dir)) is not None:  # killed in its first epoch
+        print(set_aside_line(run_dir, aside), flush=True)
     run_dir.mkdir(parents=True, exist_ok=True)
     cfg.run_dir = str(run_dir)
     save_config(cfg, run_dir / "config.yaml")
@@ -156,7 +171,7 @@ def run(cfg) -> Path:
         sim_trainer = make_trainer(cfg, sim_logger, max_epochs=0, enable_checkpointing=False)
     coevolution = CoEvolutionCallback(cfg, dm, rollouts, simulator, sim_trainer)
     logger = make_logger(cfg.logger.name, run_dir, "agent")
-    callbacks = [coevolution, *benchmark_validation.from_config(cfg), EpochSummary()]  # coevolution writes last.ckpt
+    callbacks = [coevolution, *benchmark_validation.from_config(cfg), EpochSummary(), StopAllRanks()]
     trainer = make_trainer(
         cfg, logger, max_epochs=cfg.trainer.max_epochs, callbacks=callbacks,
         accumulate_grad_batches=acc, check_val_every_n_epoch=cfg.trainer.val_every_n_epochs,
@@ -187,14 +202,52 @@ def run(cfg) -> Path:
     return run_dir
 
 
+def _rank(cfg) -> str:
+    """``rank r/n: `` in a multi-process run (each process prints its own error), else nothing."""
+    n = _processes(cfg.strategy) if cfg is not None else 1
+    return f"rank {rank_zero_only.rank}/{n}: " if n > 1 else ""
+
+
+def _continue(cfg) -> str:
+    if has_checkpoint(cfg.run_dir):
+        return f"resume it with resume={cfg.run_dir} (or its own command with resume=auto)"
+    return f"start it again with its own command (run_dir={cfg.run_dir})"
+
+
 def main(argv: list[str] | None = None) -> Path | None:
-    """Compose the config from ``argv`` and run; ``--help`` lists groups and keys, ``--cfg`` prints the config."""
+    """Compose the config from ``argv`` and run; ``--help`` lists groups and keys, ``--cfg`` prints the config.
+
+    Every known failure ends in one line (``error: ...``); under data parallelism every failure does,
+    prefixed with the process's rank, and ends the job: Lightning's launcher stops the other ranks."""
     argv = sys.argv[1:] if argv is None else argv
+    cfg = None
     try:
         cfg = parse_cli(argv, __doc__)
-        return None if cfg is None else run(cfg)
-    except (ConfigError, FileNotFoundError, DataError, ModelUnavailable, NonFiniteError, PoolError) as e:
-        sys.exit(f"error: {e}")
+        if cfg is None:
+            return None
+        if (line := auto_line(argv, cfg)) and rank_zero_only.rank == 0:
+            print(line, flush=True)
+        return run(cfg)
+    except (ConfigError, FileNotFoundError, DataError, ModelUnavailable, NonFiniteError, PoolError,
+            CheckpointError) as e:
+        _exit(cfg, f"error: {_rank(cfg)}{e}")
+    except EngineError as e:  # vLLM died mid-run: the last checkpoint stands
+        _exit(cfg, f"error: {_rank(cfg)}{e}; the run stopped: {_continue(cfg)}")
+    except Exception as e:
+        if not _rank(cfg):
+            raise
+        traceback.print_exc()
+        _exit(cfg, failure_line(rank_zero_only.rank, _processes(cfg.strategy), e))
+
+
+def _exit(cfg, line: str) -> None:
+    """Exit with ``line``; in a multi-process run at once, skipping the interpreter's shutdown, which can
+    wait on the process group's peers (and the launcher then stops the other ranks)."""
+    if _rank(cfg):
+        print(line, file=sys.stderr, flush=True)
+        sys.stdout.flush()
+        os._exit(1)
+    sys.exit(line)
 
 
 def cli() -> None:

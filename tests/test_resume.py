@@ -95,7 +95,7 @@ def test_resume_refuses_a_run_without_checkpoint(tmp_path):
 
 @pytest.mark.slow
 def test_fresh_run_refuses_an_existing_run_dir(reference):
-    with pytest.raises(SystemExit, match="already holds a run; pass resume="):
+    with pytest.raises(SystemExit, match="already holds a run with a checkpoint; pass resume="):
         train.main([f"run_dir={reference}"])
 
 

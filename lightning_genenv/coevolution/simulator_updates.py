@@ -3,9 +3,10 @@
 :class:`SimulatorUpdates` owns that trainer, the number of updates so far, and the simulator's
 checkpoints. The trainer is re-entered every epoch with one more epoch to run, so its optimizer
 state, step counter and logger step carry over. After its ``k``-th update it writes
-``checkpoints/simulator-<k>.ckpt`` (weights, optimizer, loop counters, logger step) and deletes
-``simulator-<k-2>.ckpt``: the agent's latest checkpoint names ``k`` or ``k-1``. Resuming restores
-the one the agent's checkpoint names at the agent's train start, before the first rollout.
+``checkpoints/simulator-<k>.ckpt`` (weights, optimizer, loop counters, logger step), fsynced with its
+SHA-256 in ``simulator-<k>.ckpt.sha256`` (:func:`~.checkpoint.seal`), and deletes ``simulator-<k-2>.ckpt``:
+the agent's latest checkpoint names ``k`` or ``k-1``. Resuming verifies (:func:`~.checkpoint.verify`)
+and restores the one the agent's checkpoint names at the agent's train start, before the first rollout.
 
 Deliberately left out: when to update (the callback decides: ``curriculum.train_simulator`` and a
 non-empty SFT set) and the loss (:class:`lightning_genenv.simulator.SimulatorModule`).
@@ -18,6 +19,7 @@ from pathlib import Path
 import lightning as L
 from torch.utils.data import DataLoader
 
+from lightning_genenv.coevolution.checkpoint import seal, sidecar, verify
 from lightning_genenv.data import SimRecord, collate_generations
 
 
@@ -52,9 +54,12 @@ class SimulatorUpdates:
         agent's next checkpoint names this one."""
         if self.ckpt_dir is None:
             return
-        self.trainer.save_checkpoint(self.checkpoint(self.epochs), weights_only=False)
-        if self.trainer.is_global_zero and self.epochs > 2:
-            self.checkpoint(self.epochs - 2).unlink(missing_ok=True)
+        self.trainer.save_checkpoint(self.checkpoint(self.epochs), weights_only=False)  # ends with a barrier
+        if self.trainer.is_global_zero:
+            seal(self.checkpoint(self.epochs))
+            if self.epochs > 2:
+                self.checkpoint(self.epochs - 2).unlink(missing_ok=True)
+                sidecar(self.checkpoint(self.epochs - 2)).unlink(missing_ok=True)
 
     def resume_from(self, epochs: int) -> None:
         """The agent's checkpoint says the simulator had ``epochs`` updates: restore that one at train start."""
@@ -65,6 +70,7 @@ class SimulatorUpdates:
         if not self._resume.is_file():
             raise FileNotFoundError(f"{self._resume}: the agent's checkpoint needs the simulator "
                                     f"after {epochs} updates, and its checkpoint is missing")
+        verify(self._resume)
 
     def start(self, root_device) -> None:
         """At the agent's train start: restore the simulator's checkpoint, or move it to the device."""

@@ -4,7 +4,9 @@
 another file from ``conf/<group>/``; ``experiment=<name>`` applies ``conf/experiment/<name>.yaml`` (its
 own ``defaults`` select groups, the rest overrides keys); ``key.sub=value`` sets a key last;
 ``resume=<run_dir>`` starts from the config that run saved (:func:`save_config` writes it atomically;
-an empty or unreadable one is refused). OmegaConf's merge onto the structured
+an empty or unreadable one is refused), and ``key=value`` may change only the keys that
+:data:`lightning_genenv.resume.SAFE_ON_RESUME` names; ``resume=auto`` with ``run_dir=`` composes the
+command as a new run, or as a resume of ``run_dir`` when it holds a checkpoint. OmegaConf's merge onto the structured
 schema rejects unknown keys and wrong types; each error is one line that names the key and the nearest
 valid one (:class:`ConfigError`). After merging, required (``???``) keys are checked, then every
 group's ``__post_init__``.
@@ -177,6 +179,8 @@ def compose(argv: list[str] | None = None, conf_dir: Path | str | None = CONF_DI
 
     cfg = OmegaConf.structured(schema)
     resume = dict(overrides).get("resume") if "resume" in cfg else None
+    if resume == "auto":
+        return _compose_auto(argv or [], dict(cli_keys).get("run_dir"), conf_dir, schema)
     if resume:
         return _compose_resume(cfg, Path(str(resume)), cli_groups, cli_keys, schema)
     if conf_dir is not None:
@@ -217,10 +221,31 @@ def _compose_resume(cfg: DictConfig, run_dir: Path, cli_groups: dict, cli_keys: 
     if cli_groups:
         raise ConfigError(f"resume={run_dir}: group choices ({', '.join(cli_groups)}) are fixed by the run; "
                           f"override single keys instead")
+    from lightning_genenv.resume import refuse_unsafe_changes  # it imports this package
+
     cfg = _merge(cfg, load_yaml_mapping(saved), str(saved), schema)
+    run_cfg = OmegaConf.to_container(cfg)
     for key, value in cli_keys:
         cfg = _merge(cfg, _nested(key, value), "the command line", schema)
+    refuse_unsafe_changes(run_dir, run_cfg, OmegaConf.to_container(cfg))
     cfg.run_dir, cfg.resume = str(run_dir), str(run_dir)
+    return _finish(cfg, schema)
+
+
+def _compose_auto(argv: list[str], run_dir: Any, conf_dir, schema: type) -> DictConfig:
+    """``resume=auto``: the command composed as a new run when ``run_dir`` has no checkpoint; else the
+    run's saved config, with what the command changes of the keys a resume may change."""
+    from lightning_genenv.resume import has_checkpoint, refuse_unsafe_changes  # it imports this package
+
+    if not run_dir:
+        raise ConfigError("resume=auto needs run_dir=<dir>: the directory to start the run in, or to resume "
+                          "it from when it holds a checkpoint")
+    command = compose([a for a in argv if a.split("=", 1)[0].strip() != "resume"], conf_dir, schema)
+    if not has_checkpoint(str(run_dir)):
+        return command
+    cfg = _compose_resume(OmegaConf.structured(schema), Path(str(run_dir)), {}, [], schema)
+    for key in refuse_unsafe_changes(run_dir, OmegaConf.to_container(cfg), OmegaConf.to_container(command)):
+        OmegaConf.update(cfg, key, OmegaConf.select(command, key), merge=False)
     return _finish(cfg, schema)
 
 

@@ -190,10 +190,13 @@ class CurriculumConfig:
     beta: float = 10.0  # sharpness of R_env = exp(-beta (p - alpha)^2)
     k_min: float = 0.1  # generated tasks with p-hat below it join neither pool's training set
     band: Optional[float] = None  # optional |p - alpha| <= band filter (0: p-hat exactly alpha)
+    # each epoch without a valid generated task is warned about with the simulator's rejection reasons; after
+    # this many in a row the console says the run has become plain GRPO (coevolution/empty_epochs.py)
+    max_empty_epochs_warning: int = 3
 
     def __post_init__(self):
         within("curriculum", self, alpha="[0, 1]", k_min="[0, 1]", beta="(0, 1000]", band="[0, 1]",
-               static_variations="[1, 1000]")
+               static_variations="[1, 1000]", max_empty_epochs_warning=f"[1, {MAX_COUNT}]")
         check(not self.train_simulator or self.task_source == "simulator",
               f"curriculum.train_simulator=true needs curriculum.task_source=simulator "
               f"(got {self.task_source}); set curriculum.train_simulator=false")
@@ -316,7 +319,9 @@ class LoggerConfig:
 class Config:
     seed: int = 0  # the global seed (Lightning's seed_everything)
     run_dir: Optional[str] = None  # None: runs/<timestamp>
-    resume: Optional[str] = None  # a run directory to continue from its checkpoints/last.ckpt
+    # a run directory to continue from its checkpoints/last.ckpt; auto (with run_dir): resume run_dir when it
+    # holds one, else start there. A resume may change only the keys lightning_genenv/resume.py names
+    resume: Optional[str] = None
     model: ModelConfig = field(default_factory=ModelConfig)
     agent: AgentConfig = field(default_factory=AgentConfig)
     simulator: SimulatorConfig = field(default_factory=SimulatorConfig)

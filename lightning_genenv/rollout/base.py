@@ -11,9 +11,25 @@ Deliberately left out: streaming, multi-turn tool execution and stop strings oth
 
 from __future__ import annotations
 
+import contextlib
 import re
 from dataclasses import dataclass
 from typing import Protocol
+
+
+class EngineError(RuntimeError):
+    """An external rollout engine (vLLM) failed: one line that names it and its error. The run stops;
+    its last checkpoint (the end of the previous epoch) is where ``resume=`` continues."""
+
+
+@contextlib.contextmanager
+def engine_errors(engine: str, what: str):
+    """Any exception inside ``engine`` (vLLM's EngineDeadError, a CUDA error, ...) as one :class:`EngineError`."""
+    try:
+        yield
+    except Exception as e:
+        first = str(e).strip().splitlines()[0] if str(e).strip() else "no message"
+        raise EngineError(f"{engine} failed in {what}: {type(e).__name__}: {first}") from e
 
 
 @dataclass(frozen=True)

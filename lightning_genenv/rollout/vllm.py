@@ -20,6 +20,9 @@
 * **Two policies, one engine.** When the agent and the simulator have the same architecture (the
   default: both SmolLM2-135M), they share one engine and each push swaps the weights in; otherwise
   each gets its own engine. See README "vLLM backend" for the measurements behind this choice.
+* **Failure.** An exception inside vLLM (a weight push or a generate) becomes one
+  :class:`~lightning_genenv.rollout.base.EngineError` naming vLLM and the error: the run stops in
+  one line (``train.py``) and resumes from its last checkpoint.
 * Group sampling is one request per prompt with ``SamplingParams(n=num_generations)``, prefix
   caching is on, and the sampled tokens' log-probs are returned as ``processed_logprobs``
   (temperature-scaled, as the trainer computes them; with ``top_p < 1`` vLLM renormalizes over the
@@ -48,7 +51,7 @@ from pathlib import Path
 import torch
 
 from lightning_genenv.config import ConfigError
-from lightning_genenv.rollout.base import Sample, SamplingParams
+from lightning_genenv.rollout.base import Sample, SamplingParams, engine_errors
 
 os.environ.setdefault("VLLM_LOGGING_LEVEL", "ERROR")  # read by vLLM at its import: the user's value wins
 try:  # vLLM logs a few messages (Triton's missing CPU backend) before it configures its logger
@@ -272,7 +275,8 @@ class VLLMEngine:
         from vllm import SamplingParams as VSamplingParams
 
         if self.host.loaded != (id(self), self.version):
-            self.push_weights()
+            with engine_errors("vLLM", "a weight push"):
+                self.push_weights()
         sampling = VSamplingParams(
             n=params.n, temperature=0.0 if params.greedy else params.temperature,
             top_p=1.0 if params.greedy else params.top_p, top_k=0 if params.greedy else -1,
@@ -280,7 +284,9 @@ class VLLMEngine:
             detokenize=False, skip_special_tokens=True,
         )
         bar = _bar(desc, len(prompts) * params.n) if desc and self.progress else False
-        outputs = self.host.llm.generate([{"prompt_token_ids": list(p)} for p in prompts], sampling, use_tqdm=bar)
+        with engine_errors("vLLM", f"generate ({desc or 'rollouts'})"):
+            outputs = self.host.llm.generate([{"prompt_token_ids": list(p)} for p in prompts], sampling,
+                                             use_tqdm=bar)
         groups = []
         for prompt, out in zip(prompts, outputs):
             group = []

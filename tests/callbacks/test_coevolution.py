@@ -210,3 +210,38 @@ def test_setup_refuses_a_base_set_smaller_than_tasks_per_epoch(tmp_path):
     cfg, dm, cb, agent = _setup(tmp_path, lambda i, n: [""] * n, ScriptedEngine(lambda i, n: [""] * n),
                                 [f"data.tasks_per_epoch={len(dm.base) // 2 * 2}"])
     cb.setup(FakeTrainer(), agent, "fit")  # exactly enough (rounded to the step size): accepted
+
+
+def test_epochs_without_a_valid_generated_task_are_warned_about_then_reported(tmp_path, capsys):
+    """Each empty epoch: a warning with the simulator's rejections by reason; from the
+    ``curriculum.max_empty_epochs_warning``-th in a row, a console line; a valid task resets the streak,
+    and the streak survives a checkpoint."""
+    bad = ["not json at all", 'Paris", "call": {"name": "rm", "arguments": {}}}', "not json either"]
+    good = ('What is the weather in Oslo?", "call": {"name": "get_current_weather", '
+            '"arguments": {"city": "Oslo"}}}')
+    script = {"texts": bad}
+    cfg, dm, cb, agent = _setup(tmp_path, lambda i, n: [script["texts"][(i * n + j) % 3] for j in range(n)],
+                                ScriptedEngine(lambda i, n: ["nope"] * n), ["curriculum.max_empty_epochs_warning=2"])
+    trainer = FakeTrainer()
+    for epoch in range(3):
+        trainer.current_epoch = epoch
+        with pytest.warns(UserWarning, match=rf"epoch {epoch}: none of the simulator's 6 generated tasks was valid "
+                                             r"\(rejected: not_json 4, unknown_tool 2\)"):
+            cb.on_train_epoch_start(trainer, agent)
+        out = capsys.readouterr().out
+        if epoch == 0:
+            assert "WARNING" not in out
+        else:
+            assert f"WARNING: {epoch + 1} epochs in a row (epochs 0-{epoch}) without a single valid generated task: " \
+                   f"the run is plain GRPO on the base set. The simulator's rejections over them: " \
+                   f"not_json {4 * (epoch + 1)}, unknown_tool {2 * (epoch + 1)}" in out, out
+    state = cb.state_dict()
+    cb.empty.streak = 0
+    cb.load_state_dict(state)
+    assert cb.empty.streak == 3
+    script["texts"] = [good] * 3
+    trainer.current_epoch = 3
+    cb.on_train_epoch_start(trainer, agent)
+    assert "WARNING" not in capsys.readouterr().out and cb.empty.streak == 0
+    cb.load_state_dict({k: v for k, v in state.items() if k != "empty"})
+    assert cb.empty.streak == 0  # a checkpoint from before the counter

@@ -1,0 +1,93 @@
+"""A vLLM failure mid-run (an exception from the engine's generate, injected through a fake
+``vllm.LLM``) stops the run with one line that names vLLM and says how to continue, and the same
+command (``resume=auto``) resumes it from the last checkpoint and finishes.
+
+vLLM itself is not needed: the fake ``LLM`` answers through the transformers backend in vLLM's
+output format, so the real :class:`~lightning_genenv.rollout.vllm.VLLMEngine` code runs around it."""
+
+import json
+import sys
+import types
+from types import SimpleNamespace
+
+import pytest
+
+import lightning_genenv.train as train_module
+import train
+from lightning_genenv.callbacks.coevolution import CoEvolutionCallback
+from lightning_genenv.rollout import HFEngine, SamplingParams
+from lightning_genenv.rollout import vllm as vllm_backend
+from lightning_genenv.rollout.base import EngineError, engine_errors
+from tests.shrunk import TINY_ARGS
+
+ENGINE_DEAD = "EngineCore encountered an issue. See stack trace (above) for the root cause."
+
+
+class FakeLLM:
+    """``vllm.LLM.generate`` answered by the transformers backend; raises once ``state['armed']``."""
+
+    def __init__(self, model, tokenizer, state):
+        self.hf, self.state = HFEngine(model, tokenizer, batch_size=16, progress=False), state
+
+    def generate(self, requests, sampling, use_tqdm=False):
+        if self.state["armed"]:
+            raise RuntimeError(f"{ENGINE_DEAD}\nsecond line of vLLM's message")
+        params = SamplingParams(n=sampling.n, temperature=sampling.temperature or 1.0, top_p=sampling.top_p,
+                                max_new_tokens=sampling.max_tokens, greedy=sampling.temperature == 0.0)
+        groups = self.hf.generate([r["prompt_token_ids"] for r in requests], params)
+        return [SimpleNamespace(outputs=[SimpleNamespace(
+            index=i, token_ids=s.completion_ids,
+            logprobs=[{t: SimpleNamespace(logprob=lp)} for t, lp in zip(s.completion_ids, s.logprobs)])
+            for i, s in enumerate(group)]) for group in groups]
+
+
+class FakeHost:
+    def __init__(self, model, tokenizer, state):
+        base = model.get_base_model() if hasattr(model, "get_base_model") else model
+        self.config, self.loaded, self.llm = base.config, None, FakeLLM(model, tokenizer, state)
+
+    def push(self, weights):  # the fake samples from the trained model itself: always current
+        pass
+
+
+def test_engine_errors_become_one_line_naming_the_engine():
+    with pytest.raises(EngineError) as e:
+        with engine_errors("vLLM", "generate (agent rollouts)"):
+            raise RuntimeError(f"{ENGINE_DEAD}\nmore")
+    assert str(e.value) == f"vLLM failed in generate (agent rollouts): RuntimeError: {ENGINE_DEAD}"
+    assert isinstance(e.value.__cause__, RuntimeError)
+
+
+@pytest.mark.slow
+def test_a_vllm_failure_mid_run_stops_in_one_line_and_the_run_resumes(tiny_sft_dir, tmp_path, monkeypatch, capsys):
+    from transformers import AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(tiny_sft_dir)
+    state = {"fail_in_epoch": 1, "armed": False}
+    monkeypatch.setitem(sys.modules, "vllm", types.SimpleNamespace(SamplingParams=lambda **kw: SimpleNamespace(**kw)))
+    monkeypatch.setattr(vllm_backend, "_Host", lambda model, cfg: FakeHost(model, tokenizer, state))
+    monkeypatch.setattr(train_module, "choose_backend", lambda *a, **k: ("vllm", "a fake vLLM (test)"))
+    epoch_start = CoEvolutionCallback.on_train_epoch_start
+
+    def arm(self, trainer, agent):
+        state["armed"] = trainer.current_epoch == state["fail_in_epoch"]
+        return epoch_start(self, trainer, agent)
+
+    monkeypatch.setattr(CoEvolutionCallback, "on_train_epoch_start", arm)
+    run_dir = tmp_path / "run"
+    args = [f"model.agent={tiny_sft_dir}", f"model.simulator={tiny_sft_dir}", f"run_dir={run_dir}", "resume=auto",
+            *[a for a in TINY_ARGS if a != "rollout=hf" and not a.startswith("trainer.max_epochs")],
+            "rollout=vllm", "trainer.max_epochs=2"]
+    with pytest.raises(SystemExit) as e:
+        train.main(args)
+    message = str(e.value)
+    assert message.startswith("error: vLLM failed in generate (") and "\n" not in message, message
+    assert f"RuntimeError: {ENGINE_DEAD}; the run stopped: resume it with resume={run_dir}" in message
+    assert (run_dir / "checkpoints" / "last.ckpt").is_file() and not (run_dir / "summary.json").exists()
+
+    state["fail_in_epoch"] = None  # the engine works again: the same command resumes
+    capsys.readouterr()
+    train.main(args)
+    assert capsys.readouterr().out.splitlines()[0] == f"resume=auto: resuming {run_dir} from its checkpoints/last.ckpt"
+    summary = json.loads((run_dir / "summary.json").read_text())
+    assert summary["epochs"] == 2 and summary["agent_steps"] == 2 * (8 // 2)  # both epochs trained
