@@ -58,7 +58,18 @@ def gold_completion(task: Task) -> str:
     """The ideal agent output for ``task``; it parses back to the gold and scores 1.0."""
     if task.check == "tool_call":
         return f"<tool_call>{call_to_json(task.answer)}</tool_call>"
-    return f"<answer>{str(task.answer).strip()}</answer>"
+    return f"<answer>{shown_answer(task)}</answer>"
+
+
+def shown_answer(task: Task) -> str:
+    """The reference answer a worked example shows: the text; for ``check: custom``, the payload's
+    ``answer`` field when it is an object that has one, else the payload (a string as is, else as JSON)."""
+    answer = task.answer
+    if task.check == "custom" and isinstance(answer, dict) and "answer" in answer:
+        answer = answer["answer"]
+    if isinstance(answer, str):
+        return answer.strip()
+    return _compact(answer) if task.check == "custom" else str(answer)
 
 
 def gold_lengths(tasks: list[Task], tokenizer) -> list[int]:
