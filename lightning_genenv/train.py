@@ -2,9 +2,11 @@
 
 Composes ``conf/``, loads the agent and the simulator, and runs the agent's Lightning trainer with
 the :class:`CoEvolutionCallback`, which drives the simulator's own trainer once per epoch. The run
-directory gets ``config.yaml``, ``tb/`` (TensorBoard: ``agent`` and ``simulator`` runs; or what
+directory gets ``config.yaml``, ``run_record.json`` (command line, git commit, package versions: also
+every logger's hyperparameters), ``tb/`` (TensorBoard: ``agent`` and ``simulator`` runs; or what
 ``logger=`` picks, :mod:`lightning_genenv.loggers`), ``pools/``,
-``checkpoints/last.ckpt``, ``final/{agent,simulator}`` (Hugging Face format) and ``summary.json``.
+``checkpoints/last.ckpt``, ``checkpoints/hf/{epoch-K,best}`` (``trainer.save_hf_every_n_epochs``),
+``final/{agent,simulator}`` (Hugging Face format) and ``summary.json``.
 """
 
 from __future__ import annotations
@@ -21,9 +23,11 @@ import lightning as L
 import torch
 from lightning.pytorch.strategies import ModelParallelStrategy
 from lightning.pytorch.utilities import rank_zero_only
+from omegaconf import OmegaConf
 
 from lightning_genenv.agent import AgentModule
 from lightning_genenv.callbacks import benchmarks as benchmark_validation
+from lightning_genenv.callbacks import hf_checkpoints
 from lightning_genenv.callbacks.coevolution import CoEvolutionCallback
 from lightning_genenv.callbacks.console import EpochSummary, MetricsBar, silence_third_party, start_lines
 from lightning_genenv.config import ConfigError, parse_cli, save_config
@@ -38,6 +42,7 @@ from lightning_genenv.pools import PoolError
 from lightning_genenv.resume import checkpoint_to_resume, drop_events_after
 from lightning_genenv.rollout import choose_backend, describe
 from lightning_genenv.rollout.players import Rollouts, importance_sampling_cap
+from lightning_genenv.run_record import hyperparameters, run_record, write_run_record
 from lightning_genenv.simulator import SimulatorModule
 from lightning_genenv.static_augment import augment
 from lightning_genenv.tasks import DataError
@@ -114,7 +119,9 @@ def run(cfg) -> Path:
     run_dir.mkdir(parents=True, exist_ok=True)
     cfg.run_dir = str(run_dir)
     save_config(cfg, run_dir / "config.yaml")
+    record = run_record()  # the command line, git state and package versions (run_record.json, every logger)
     if rank_zero_only.rank == 0:
+        write_run_record(run_dir, record)
         print("\n".join(start_lines(cfg, run_dir)), flush=True)
     L.seed_everything(cfg.seed, workers=True, verbose=False)
 
@@ -152,11 +159,16 @@ def run(cfg) -> Path:
         print(run_estimate(cfg, agent, simulator, shards).line(), flush=True)
     sim_trainer = None
     if cfg.curriculum.train_simulator:
-        sim_logger = make_logger(cfg.logger.name, run_dir, "simulator")
+        sim_logger = make_logger(cfg.logger.name, run_dir, "simulator", cfg.logger.offline)
         sim_trainer = make_trainer(cfg, sim_logger, max_epochs=0, enable_checkpointing=False)
     coevolution = CoEvolutionCallback(cfg, dm, rollouts, simulator, sim_trainer)
-    logger = make_logger(cfg.logger.name, run_dir, "agent")
-    callbacks = [coevolution, *benchmark_validation.from_config(cfg), EpochSummary()]  # coevolution writes last.ckpt
+    logger = make_logger(cfg.logger.name, run_dir, "agent", cfg.logger.offline)
+    hparams = hyperparameters(OmegaConf.to_container(cfg, resolve=True), record)
+    for player_logger in (logger, sim_trainer.logger if sim_trainer else None):
+        if player_logger is not None:
+            player_logger.log_hyperparams(hparams)
+    # HF checkpoints before coevolution, which writes last.ckpt at the epoch's end
+    callbacks = [*hf_checkpoints.from_config(cfg), coevolution, *benchmark_validation.from_config(cfg), EpochSummary()]
     trainer = make_trainer(
         cfg, logger, max_epochs=cfg.trainer.max_epochs, callbacks=callbacks,
         accumulate_grad_batches=acc, check_val_every_n_epoch=cfg.trainer.val_every_n_epochs,

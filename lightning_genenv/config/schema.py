@@ -273,6 +273,10 @@ class TrainerConfig:
     val_before_training: bool = True  # validate once before the first update, logged at step 0
     enable_progress_bar: bool = True  # tqdm bars with the latest metrics
     save_hf: bool = True  # write final agent and simulator in Hugging Face format
+    # the agent in Hugging Face format every n epochs, checkpoints/hf/epoch-K, and the best by val/reward_mean in
+    # checkpoints/hf/best (callbacks/hf_checkpoints.py); None or 0: off
+    save_hf_every_n_epochs: Optional[int] = None
+    save_hf_total_limit: Optional[int] = None  # epoch-K directories kept, oldest removed first (not best); None: all
     max_nonfinite_steps: int = 3  # consecutive NaN/inf steps (each skipped and counted) before the run stops
     # benchmark metrics at each validation, e.g. [api_bank, bfcl] (callbacks/benchmarks.py)
     val_benchmarks: list[Literal[BENCHMARK_NAMES]] = field(default_factory=list)
@@ -283,13 +287,15 @@ class TrainerConfig:
         within("trainer", self, max_epochs=f"[1, {MAX_COUNT}]", accumulate_grad_batches=f"[1, {MAX_COUNT}]",
                gradient_clip_val="[0, 1e6]", log_every_n_steps=f"[1, {MAX_COUNT}]",
                val_every_n_epochs=f"[1, {MAX_COUNT}]", num_sanity_val_steps=f"[-1, {MAX_COUNT}]",
-               max_nonfinite_steps=f"[1, {MAX_COUNT}]", val_benchmark_limit=f"[1, {MAX_COUNT}]")
+               max_nonfinite_steps=f"[1, {MAX_COUNT}]", val_benchmark_limit=f"[1, {MAX_COUNT}]",
+               save_hf_every_n_epochs=f"[0, {MAX_COUNT}]", save_hf_total_limit=f"[1, {MAX_COUNT}]")
 
 
 @dataclass
 class LoggerConfig:
     name: Literal[LOGGER_NAMES] = "tensorboard"  # mlflow and wandb: pip extras, run offline (loggers.py)
     num_text_samples: int = 4  # tasks and completions logged as text each epoch
+    offline: bool = True  # wandb: offline mode (wandb sync uploads later); false: online, needs wandb login
 
     def __post_init__(self):
         within("logger", self, num_text_samples="[0, 1000]")
