@@ -1,4 +1,6 @@
-"""GenEnv co-evolution: ``genenv-train [group=option ...] [key.sub=value ...] [--cfg]`` (or ``python train.py``).
+"""GenEnv co-evolution: ``genenv-train [group=option ...] [key.sub=value ...] [--cfg]`` (or ``python train.py``);
+``-m key=a,b ...`` runs every combination, one after another (:mod:`lightning_genenv.sweep`), and
+``--config-dir <dir>`` adds your own option files to the groups.
 
 Composes ``conf/``, loads the agent and the simulator, and runs the agent's Lightning trainer with
 the :class:`CoEvolutionCallback`, which drives the simulator's own trainer once per epoch. The run
@@ -45,6 +47,7 @@ from lightning_genenv.rollout.players import Rollouts, importance_sampling_cap
 from lightning_genenv.run_record import hyperparameters, run_record, write_run_record
 from lightning_genenv.simulator import SimulatorModule
 from lightning_genenv.static_augment import augment
+from lightning_genenv.sweep import FLAGS, multirun
 from lightning_genenv.tasks import DataError
 
 
@@ -100,8 +103,9 @@ def _resolve_rollout(cfg, run_dir: Path, models: list) -> None:
     save_config(cfg, run_dir / "config.yaml")
 
 
-def run(cfg) -> Path:
-    """Run co-evolution on a composed config; returns the run directory."""
+def run(cfg, argv: list[str] | None = None) -> Path:
+    """Run co-evolution on a composed config; returns the run directory. ``argv``: the arguments it was composed
+    from, for the run record (None: ``sys.argv``)."""
     start = time.perf_counter()
     silence_third_party()
     if cfg.rollout.backend == "vllm":  # fail in one line, before any model loads
@@ -119,7 +123,8 @@ def run(cfg) -> Path:
     run_dir.mkdir(parents=True, exist_ok=True)
     cfg.run_dir = str(run_dir)
     save_config(cfg, run_dir / "config.yaml")
-    record = run_record()  # the command line, git state and package versions (run_record.json, every logger)
+    # the command line, git state and package versions: run_record.json and every logger's hyperparameters
+    record = run_record(None if argv is None else [sys.argv[0], *argv])
     if rank_zero_only.rank == 0:
         write_run_record(run_dir, record)
         print("\n".join(start_lines(cfg, run_dir)), flush=True)
@@ -203,8 +208,10 @@ def main(argv: list[str] | None = None) -> Path | None:
     """Compose the config from ``argv`` and run; ``--help`` lists groups and keys, ``--cfg`` prints the config."""
     argv = sys.argv[1:] if argv is None else argv
     try:
+        if set(argv) & set(FLAGS):  # -m: one run per combination, one after another (lightning_genenv/sweep.py)
+            return multirun([a for a in argv if a not in FLAGS])
         cfg = parse_cli(argv, __doc__)
-        return None if cfg is None else run(cfg)
+        return None if cfg is None else run(cfg, argv)
     except (ConfigError, FileNotFoundError, DataError, ModelUnavailable, NonFiniteError, PoolError) as e:
         sys.exit(f"error: {e}")
 

@@ -305,6 +305,7 @@ class LoggerConfig:
 class Config:
     seed: int = 0  # the global seed (Lightning's seed_everything)
     run_dir: Optional[str] = None  # None: runs/<timestamp>
+    sweep_dir: Optional[str] = None  # train.py -m: the directory of the sweep's runs; None: multirun/<timestamp>
     resume: Optional[str] = None  # a run directory to continue from its checkpoints/last.ckpt
     model: ModelConfig = field(default_factory=ModelConfig)
     agent: AgentConfig = field(default_factory=AgentConfig)
