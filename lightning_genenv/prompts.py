@@ -159,13 +159,17 @@ def _simulator_system(seed: Task) -> str:
             f"{tools}\n"
             "Reply with the JSON object only."
         )
+    answer_format = (  # a custom payload keeps its fields
+        'Use the same JSON format as the examples, on one line: {"question":"...","answer":...}, with the '
+        "answer's fields as in theirs, made correct for your question.\n" if seed.check == "custom" else
+        'Use the same JSON format, on one line: {"question":"...","answer":"..."}\n'
+        "The answer must be short and correct.\n")
     return (
         "You write new questions for training an assistant.\n"
         "Write ONE new question of the same kind as the examples, with different values "
         "(other names, places, numbers, dates).\n"
-        'Use the same JSON format, on one line: {"question":"...","answer":"..."}\n'
-        "The answer must be short and correct.\n"
-        "Reply with the JSON object only."
+        + answer_format
+        + "Reply with the JSON object only."
     )
 
 

@@ -172,6 +172,8 @@ def run(cfg, argv: list[str] | None = None) -> Path:
     for player_logger in (logger, sim_trainer.logger if sim_trainer else None):
         if player_logger is not None:
             player_logger.log_hyperparams(hparams)
+            if rank_zero_only.rank == 0 and player_logger.experiment is not None:  # written now (hparams.yaml),
+                player_logger.save()  # not at the first fit: the simulator's may never fit
     # HF checkpoints before coevolution, which writes last.ckpt at the epoch's end
     callbacks = [*hf_checkpoints.from_config(cfg), coevolution, *benchmark_validation.from_config(cfg), EpochSummary()]
     trainer = make_trainer(

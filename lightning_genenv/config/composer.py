@@ -209,9 +209,10 @@ def compose(argv: list[str] | None = None, conf_dir: Path | str | None = CONF_DI
         conf_dir = Path(conf_dir)
         root = load_yaml_mapping(conf_dir / "config.yaml")
         choices = dict(root.pop("defaults", {}) or {})
-        experiment = None
+        experiment = experiment_file = None
         if "experiment" in cli_groups:
-            experiment = _load_option(files, "experiment", cli_groups.pop("experiment"))
+            experiment_file = _option_path(files, "experiment", cli_groups.pop("experiment"))
+            experiment = load_yaml_mapping(experiment_file)
             choices.update(experiment.pop("defaults", {}) or {})
         choices.update(cli_groups)
         cfg = _merge(cfg, root, "conf/config.yaml", schema)
@@ -219,10 +220,9 @@ def compose(argv: list[str] | None = None, conf_dir: Path | str | None = CONF_DI
             if group not in available:
                 raise ConfigError(f"unknown config group '{group}'{_nearest(group, list(available))}")
             path = _option_path(files, group, option)
-            where = f"conf/{group}/{path.name}" if path.parent.parent == conf_dir else str(path)  # a user's: its path
-            cfg = _merge(cfg, {group: load_yaml_mapping(path)}, where, schema)
+            cfg = _merge(cfg, {group: load_yaml_mapping(path)}, _where(path, conf_dir), schema)
         if experiment:
-            cfg = _merge(cfg, experiment, "the experiment", schema)
+            cfg = _merge(cfg, experiment, f"the experiment, {_where(experiment_file, conf_dir)}", schema)
     for key, value in cli_keys:
         cfg = _merge(cfg, _nested(key, value), "the command line", schema)
     return _finish(cfg, schema)
@@ -260,8 +260,9 @@ def _option_path(files: dict, group: str, option: Any) -> Path:
     return files[group][str(option)]
 
 
-def _load_option(files: dict, group: str, option: Any) -> dict:
-    return load_yaml_mapping(_option_path(files, group, option))
+def _where(path: Path, conf_dir: Path) -> str:
+    """An option file as errors name it: ``conf/<group>/<file>`` for the package's, else its path (a user's)."""
+    return f"conf/{path.parent.name}/{path.name}" if path.parent.parent == conf_dir else str(path)
 
 
 def to_yaml(cfg: DictConfig) -> str:
