@@ -75,6 +75,10 @@ class CoEvolutionCallback(L.Callback):
         if warning:
             rank_zero_warn(warning)
         problem = dm.layout().problem(cfg.data.seeds_per_epoch, len(dm.base))
+        custom = sum(t.check == "custom" for t in dm.base + dm.val)
+        if custom and not cfg.agent.reward_funcs:  # no built-in check reads a custom payload
+            problem = (f"{custom} tasks have check=custom, which only agent.reward_funcs score; "
+                       "set agent.reward_funcs=[package.module:function] (README: reward functions)")
         if problem:
             raise ConfigError(problem)
 

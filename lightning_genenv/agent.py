@@ -48,7 +48,7 @@ from lightning_genenv.losses import group_advantages, grpo_loss, masked_mean, tr
 from lightning_genenv.metrics import rollout_metrics
 from lightning_genenv.policy import PolicyModule
 from lightning_genenv.prompts import agent_messages
-from lightning_genenv.rewards import agent_reward
+from lightning_genenv.reward_funcs import score_attempt
 from lightning_genenv.rollout import SamplingParams, encode_chat
 from lightning_genenv.rollout.players import Rollouts
 from lightning_genenv.seed_loading import per_benchmark
@@ -69,6 +69,11 @@ def prepared_groups(groups: list[Group], layout: BatchLayout, cfg) -> list[Group
     n = cfg.num_generations
     return [dataclasses.replace(g, advantages=adv[i * n:(i + 1) * n], num_items_in_batch=num_items[i])
             for i, g in enumerate(groups)]
+
+
+def _reward_and_reason(task: Task, text: str, cfg) -> tuple[float, str | None]:
+    scored = score_attempt(task, text, cfg)
+    return scored.reward, scored.reason
 
 
 class AgentModule(PolicyModule):
@@ -206,7 +211,7 @@ class AgentModule(PolicyModule):
         for name, params in runs.items():
             by_family = defaultdict(list)
             for task, record, group in zip(tasks, records, self.engine.generate(prompts, params, desc=name)):
-                scored = [(sample, *agent_reward(task, sample.text, self.cfg.subset_match)) for sample in group]
+                scored = [(sample, *_reward_and_reason(task, sample.text, self.cfg)) for sample in group]
                 by_family[task.family] += [score for _, score, _ in scored]
                 if params.greedy:
                     (sample, score, reason), = scored

@@ -56,6 +56,8 @@ class Group:
     old_logprobs: list[list[float]] | None = None  # the trainer's: set when num_iterations > 1 or vLLM samples
     ref_logprobs: list[list[float]] | None = None  # set with old_logprobs when beta > 0: computed once
     num_items_in_batch: float | None = None  # completion tokens in this group's optimizer step
+    # each agent.reward_funcs function's value per completion (None: the call failed); {}: the built-in check
+    reward_parts: dict[str, list[float | None]] = field(default_factory=dict)
 
 
 def pad_batch(prompts: list[list[int]], completions: list[list[int]], pad_id: int) -> dict:

@@ -8,11 +8,13 @@
   ``MLFLOW_ALLOW_FILE_STORE``) and artifacts in ``mlartifacts/``; experiment ``lightning_genenv``,
   runs ``agent`` and ``simulator``; ``mlflow ui --backend-store-uri sqlite:///<run>/mlflow.db``.
 - ``wandb`` (``pip install 'lightning_genenv[wandb]'``): offline mode, in ``wandb/``; ``wandb sync`` uploads
-  it later.
+  it later; ``logger.offline=false``: online (needs ``wandb login`` or ``WANDB_API_KEY``).
 
-Deliberately left out: a remote MLflow tracking server and online W&B (both need a network and
-credentials; point ``wandb sync`` or ``mlflow`` at the run directory afterwards), and text samples
-outside TensorBoard.
+Every logger gets the resolved config and the run record as hyperparameters (``train.py``,
+:mod:`lightning_genenv.run_record`).
+
+Deliberately left out: a remote MLflow tracking server (point ``mlflow`` at the run directory afterwards),
+and text samples outside TensorBoard.
 """
 
 from __future__ import annotations
@@ -40,8 +42,9 @@ def require_logger(name: str) -> None:
                           f"pip install 'lightning_genenv[{name}]'")
 
 
-def make_logger(name: str, run_dir: Path, player: str) -> Logger:
-    """The logger of one player (``agent`` or ``simulator``) for ``logger.name=name``."""
+def make_logger(name: str, run_dir: Path, player: str, offline: bool = True) -> Logger:
+    """The logger of one player (``agent`` or ``simulator``) for ``logger.name=name``; ``offline``
+    (``logger.offline``): W&B's mode."""
     require_logger(name)
     if name == "tensorboard":
         return TensorBoardLogger(run_dir, name="tb", version=player, default_hp_metric=False)
@@ -62,8 +65,8 @@ def make_logger(name: str, run_dir: Path, player: str) -> Logger:
         import wandb
 
         experiment = wandb.init(project=PROJECT, name=player, group=Path(run_dir).name, dir=str(run_dir),
-                                mode="offline", reinit="create_new")
-    return WandbLogger(experiment=experiment, save_dir=str(run_dir), offline=True)
+                                mode="offline" if offline else "online", reinit="create_new")
+    return WandbLogger(experiment=experiment, save_dir=str(run_dir), offline=offline)
 
 
 def close_loggers(*loggers: Logger | None) -> None:

@@ -3,7 +3,8 @@
 TRL logs these per generation batch; we log them per optimizer micro-batch under ``agent/``, and the
 co-evolution callback logs the epoch's equivalents under ``rollout/``.
 
-Deliberately left out: TRL's per-reward-function columns (there is one reward, ``R_agent``).
+Deliberately left out: TRL's per-reward-function columns (``rewards/<name>/mean``): the callback logs them
+per epoch from the groups (:func:`lightning_genenv.reward_funcs.reward_metrics`), the steps log ``R_agent``.
 """
 
 from __future__ import annotations

@@ -55,7 +55,7 @@ def question_distance(a: str, b: str) -> float:
 
 def answer_key(task: Task) -> str:
     """The task's answer, canonical: a tool call's JSON with sorted keys, or the normalized text."""
-    if task.check == "tool_call":
+    if task.check in ("tool_call", "custom"):
         return canonical_json(task.answer)
     return " ".join(words(str(task.answer)))
 

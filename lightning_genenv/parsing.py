@@ -258,6 +258,10 @@ def parse_simulator_output(
         if reason:
             return None, reason
         answer: Any = {"name": call["name"], "arguments": call.get("arguments", {})}
+    elif seed.check == "custom":  # the opaque payload, any JSON value; validate_task bounds it
+        answer = obj.get("answer")
+        if answer is None:
+            return None, "missing_answer"
     else:
         answer = _answer_text(obj.get("answer"))
         if answer is None:
@@ -314,5 +318,5 @@ def task_to_simulator_json(task: Task) -> str:
     question = json.dumps(task.question, ensure_ascii=False)
     if task.check == "tool_call":
         return '{"question":' + question + ',"call":' + call_to_json(task.answer) + "}"
-    answer = json.dumps(str(task.answer), ensure_ascii=False)
+    answer = json.dumps(task.answer if task.check == "custom" else str(task.answer), ensure_ascii=False)
     return '{"question":' + question + ',"answer":' + answer + "}"

@@ -59,7 +59,18 @@ def gold_completion(task: Task) -> str:
     """The ideal agent output for ``task``; it parses back to the gold and scores 1.0."""
     if task.check == "tool_call":
         return f"<tool_call>{call_to_json(task.answer)}</tool_call>"
-    return f"<answer>{str(task.answer).strip()}</answer>"
+    return f"<answer>{shown_answer(task)}</answer>"
+
+
+def shown_answer(task: Task) -> str:
+    """The reference answer a worked example shows: the text; for ``check: custom``, the payload's
+    ``answer`` field when it is an object that has one, else the payload (a string as is, else as JSON)."""
+    answer = task.answer
+    if task.check == "custom" and isinstance(answer, dict) and "answer" in answer:
+        answer = answer["answer"]
+    if isinstance(answer, str):
+        return answer.strip()
+    return _compact(answer) if task.check == "custom" else str(answer)
 
 
 def gold_lengths(tasks: list[Task], tokenizer) -> list[int]:
@@ -156,13 +167,17 @@ def _simulator_system(seed: Task) -> str:
             f"{tools}\n"
             "Reply with the JSON object only."
         )
+    answer_format = (  # a custom payload keeps its fields
+        'Use the same JSON format as the examples, on one line: {"question":"...","answer":...}, with the '
+        "answer's fields as in theirs, made correct for your question.\n" if seed.check == "custom" else
+        'Use the same JSON format, on one line: {"question":"...","answer":"..."}\n'
+        "The answer must be short and correct.\n")
     return (
         "You write new questions for training an assistant.\n"
         "Write ONE new question of the same kind as the examples, with different values "
         "(other names, places, numbers, dates).\n"
-        'Use the same JSON format, on one line: {"question":"...","answer":"..."}\n'
-        "The answer must be short and correct.\n"
-        "Reply with the JSON object only."
+        + answer_format
+        + "Reply with the JSON object only."
     )
 
 

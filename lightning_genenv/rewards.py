@@ -7,6 +7,8 @@
   ``R_env(p̂) = exp(-β (p̂ - α)²)``; tasks with ``p̂ < k_min`` (and, optionally, outside
   ``|p̂ - α| <= band``) are filtered out; RWR weights are ``w_i ∝ exp(R_env,i / λ)``,
   self-normalized to average 1, and their effective sample size (how far from plain SFT they are).
+- The user's own agent rewards (``agent.reward_funcs``) are :mod:`lightning_genenv.reward_funcs`;
+  :func:`task_check` is the built-in check in their signature.
 - Alternatives to ``R_env`` for ablations, selectable by name from :data:`ENV_REWARDS`.
 
 Deliberately left out: an LLM judge for free-form answers (Bamboogle's official protocol needs one;
@@ -100,7 +102,15 @@ def agent_reward(task: Task, text: str, subset_match: bool = False) -> tuple[flo
         score = exact_match if task.check == "exact" else token_f1
         reward = score(answer, task.answer)
         return reward, (None if reward > 0 else "wrong_answer")
+    if task.check == "custom":  # scored by the user's agent.reward_funcs only (lightning_genenv/reward_funcs.py)
+        return 0.0, "custom_check_needs_reward_funcs"
     return 0.0, "unknown_check"
+
+
+def task_check(task: Task, completion: str, subset_match: bool = False) -> float:
+    """The task's built-in check as a reward plug-in (``agent.reward_funcs=[lightning_genenv.rewards:task_check,
+    ...]``): :func:`agent_reward` without its reason; ``agent.subset_match`` is bound when it is loaded."""
+    return agent_reward(task, completion, subset_match)[0]
 
 
 # ----------------------------------------------------------------------------- environment

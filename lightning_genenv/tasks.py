@@ -2,8 +2,10 @@
 
 A task is declarative data (GENENV.md §2). It has a question, the tool specs the agent may call
 (JSON-schema function definitions), and an evaluation spec: either a gold tool call that must match
-exactly after canonicalization (``check="tool_call"``) or a reference answer scored by exact match
-(``check="exact"``) or token F1 (``check="f1"``). Nothing in a task is ever executed.
+exactly after canonicalization (``check="tool_call"``), a reference answer scored by exact match
+(``check="exact"``) or token F1 (``check="f1"``), or (``check="custom"``) an opaque JSON ``answer``
+that only the user's ``agent.reward_funcs`` read (its ``answer`` field, when it is an object that has
+one, is what worked examples show). Nothing in a task is ever executed.
 
 Validation never raises on bad records: :func:`validate_task` returns a reason string, and
 :func:`read_jsonl` counts and skips invalid lines by reason so that a bad file never crashes a run.
@@ -34,13 +36,14 @@ from lightning_genenv.tool_specs import (  # noqa: F401  (re-exported: the task 
     validate_value,
 )
 
-CHECKS = ("tool_call", "exact", "f1")
+CHECKS = ("tool_call", "exact", "f1", "custom")  # custom: scored by agent.reward_funcs (reward_funcs.py)
 # Bounds on untrusted content (simulator output and user files).
 MAX_QUESTION_CHARS = 2000
 MAX_ANSWER_CHARS = 500
 MAX_ARGS = 16
 MAX_TOOLS = 16
 MAX_LINE_CHARS = 200_000
+MAX_PAYLOAD_CHARS = 20_000  # a custom check's answer, as JSON
 
 
 @dataclass
@@ -136,11 +139,25 @@ def validate_task(task: Task) -> str | None:
         if not task.tools:
             return "tool_call_without_tools"
         return validate_call(task.answer, task.tools)
+    if task.check == "custom":  # an opaque JSON payload that only the user's reward functions read
+        return _validate_payload(task.answer)
     if not isinstance(task.answer, str) or not task.answer.strip():
         return "empty_answer"
     if len(task.answer) > MAX_ANSWER_CHARS:
         return "answer_too_long"
     return None
+
+
+def _validate_payload(payload: Any) -> str | None:
+    if payload is None or payload == "" or payload == {} or payload == []:
+        return "empty_answer"
+    if json_depth(payload) > MAX_JSON_DEPTH:
+        return "answer_too_large"
+    try:
+        size = len(json.dumps(payload, allow_nan=False))
+    except (TypeError, ValueError):
+        return "answer_not_json"
+    return "answer_too_large" if size > MAX_PAYLOAD_CHARS else None
 
 
 def canonical_json(x: Any) -> str:

@@ -1,10 +1,14 @@
-"""GenEnv co-evolution: ``genenv-train [group=option ...] [key.sub=value ...] [--cfg]`` (or ``python train.py``).
+"""GenEnv co-evolution: ``genenv-train [group=option ...] [key.sub=value ...] [--cfg]`` (or ``python train.py``);
+``-m key=a,b ...`` runs every combination, one after another (:mod:`lightning_genenv.sweep`), and
+``--config-dir <dir>`` adds your own option files to the groups.
 
 Composes ``conf/``, loads the agent and the simulator, and runs the agent's Lightning trainer with
 the :class:`CoEvolutionCallback`, which drives the simulator's own trainer once per epoch. The run
-directory gets ``config.yaml``, ``tb/`` (TensorBoard: ``agent`` and ``simulator`` runs; or what
+directory gets ``config.yaml``, ``run_record.json`` (command line, git commit, package versions: also
+every logger's hyperparameters), ``tb/`` (TensorBoard: ``agent`` and ``simulator`` runs; or what
 ``logger=`` picks, :mod:`lightning_genenv.loggers`), ``pools/``,
-``checkpoints/last.ckpt``, ``final/{agent,simulator}`` (Hugging Face format) and ``summary.json``.
+``checkpoints/last.ckpt``, ``checkpoints/hf/{epoch-K,best}`` (``trainer.save_hf_every_n_epochs``),
+``final/{agent,simulator}`` (Hugging Face format) and ``summary.json``.
 """
 
 from __future__ import annotations
@@ -23,9 +27,11 @@ import lightning as L
 import torch
 from lightning.pytorch.strategies import ModelParallelStrategy
 from lightning.pytorch.utilities import rank_zero_only
+from omegaconf import OmegaConf
 
 from lightning_genenv.agent import AgentModule
 from lightning_genenv.callbacks import benchmarks as benchmark_validation
+from lightning_genenv.callbacks import hf_checkpoints
 from lightning_genenv.callbacks.coevolution import CoEvolutionCallback
 from lightning_genenv.callbacks.console import EpochSummary, MetricsBar, silence_third_party, start_lines
 from lightning_genenv.coevolution.checkpoint import CheckpointError, verify
@@ -49,8 +55,10 @@ from lightning_genenv.resume import (
 from lightning_genenv.rollout import choose_backend, describe
 from lightning_genenv.rollout.base import EngineError
 from lightning_genenv.rollout.players import Rollouts, importance_sampling_cap
+from lightning_genenv.run_record import hyperparameters, run_record, write_run_record
 from lightning_genenv.simulator import SimulatorModule
 from lightning_genenv.static_augment import augment
+from lightning_genenv.sweep import FLAGS, multirun
 from lightning_genenv.tasks import DataError
 
 
@@ -106,8 +114,9 @@ def _resolve_rollout(cfg, run_dir: Path, models: list) -> None:
     save_config(cfg, run_dir / "config.yaml")
 
 
-def run(cfg) -> Path:
-    """Run co-evolution on a composed config; returns the run directory."""
+def run(cfg, argv: list[str] | None = None) -> Path:
+    """Run co-evolution on a composed config; returns the run directory. ``argv``: the arguments it was composed
+    from, for the run record (None: ``sys.argv``)."""
     start = time.perf_counter()
     silence_third_party()
     if cfg.rollout.backend == "vllm":  # fail in one line, before any model loads
@@ -129,7 +138,10 @@ def run(cfg) -> Path:
     run_dir.mkdir(parents=True, exist_ok=True)
     cfg.run_dir = str(run_dir)
     save_config(cfg, run_dir / "config.yaml")
+    # the command line, git state and package versions: run_record.json and every logger's hyperparameters
+    record = run_record(None if argv is None else [sys.argv[0], *argv])
     if rank_zero_only.rank == 0:
+        write_run_record(run_dir, record)
         print("\n".join(start_lines(cfg, run_dir)), flush=True)
     L.seed_everything(cfg.seed, workers=True, verbose=False)
 
@@ -167,11 +179,19 @@ def run(cfg) -> Path:
         print(run_estimate(cfg, agent, simulator, shards).line(), flush=True)
     sim_trainer = None
     if cfg.curriculum.train_simulator:
-        sim_logger = make_logger(cfg.logger.name, run_dir, "simulator")
+        sim_logger = make_logger(cfg.logger.name, run_dir, "simulator", cfg.logger.offline)
         sim_trainer = make_trainer(cfg, sim_logger, max_epochs=0, enable_checkpointing=False)
     coevolution = CoEvolutionCallback(cfg, dm, rollouts, simulator, sim_trainer)
-    logger = make_logger(cfg.logger.name, run_dir, "agent")
-    callbacks = [coevolution, *benchmark_validation.from_config(cfg), EpochSummary(), StopAllRanks()]
+    logger = make_logger(cfg.logger.name, run_dir, "agent", cfg.logger.offline)
+    hparams = hyperparameters(OmegaConf.to_container(cfg, resolve=True), record)
+    for player_logger in (logger, sim_trainer.logger if sim_trainer else None):
+        if player_logger is not None:
+            player_logger.log_hyperparams(hparams)
+            if rank_zero_only.rank == 0 and player_logger.experiment is not None:  # written now (hparams.yaml),
+                player_logger.save()  # not at the first fit: the simulator's may never fit
+    # HF checkpoints before coevolution, which writes last.ckpt at the epoch's end
+    callbacks = [*hf_checkpoints.from_config(cfg), coevolution, *benchmark_validation.from_config(cfg), EpochSummary(),
+                 StopAllRanks()]
     trainer = make_trainer(
         cfg, logger, max_epochs=cfg.trainer.max_epochs, callbacks=callbacks,
         accumulate_grad_batches=acc, check_val_every_n_epoch=cfg.trainer.val_every_n_epochs,
@@ -222,12 +242,14 @@ def main(argv: list[str] | None = None) -> Path | None:
     argv = sys.argv[1:] if argv is None else argv
     cfg = None
     try:
+        if set(argv) & set(FLAGS):  # -m: one run per combination, one after another (lightning_genenv/sweep.py)
+            return multirun([a for a in argv if a not in FLAGS])
         cfg = parse_cli(argv, __doc__)
         if cfg is None:
             return None
         if (line := auto_line(argv, cfg)) and rank_zero_only.rank == 0:
             print(line, flush=True)
-        return run(cfg)
+        return run(cfg, argv)
     except (ConfigError, FileNotFoundError, DataError, ModelUnavailable, NonFiniteError, PoolError,
             CheckpointError) as e:
         _exit(cfg, f"error: {_rank(cfg)}{e}")

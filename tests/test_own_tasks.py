@@ -48,18 +48,18 @@ def test_check_counts_bad_lines_by_reason(tmp_path):
     result = check(path)
     assert result.returncode == 1, result.stderr
     out = result.stdout.splitlines()
-    assert out[0] == f"{path}: 3 valid tasks, 6 bad lines"
-    assert out[1] == "  not_json: 2 (lines 4, 5)"  # the largest count first, with the lines
-    assert sorted(out[2:6]) == ["  missing_answer: 1 (line 9)", "  not_an_object: 1 (line 6)",
-                                "  unknown_check: 1 (line 7)", "  unknown_tool: 1 (line 8)"]
-    assert "by check: exact 1, f1 1, tool_call 1" in out
+    assert out[0] == f"{path}: 4 valid tasks, 6 bad lines"
+    assert out[1] == "  not_json: 2 (lines 5, 6)"  # the largest count first, with the lines
+    assert sorted(out[2:6]) == ["  missing_answer: 1 (line 10)", "  not_an_object: 1 (line 7)",
+                                "  unknown_check: 1 (line 8)", "  unknown_tool: 1 (line 9)"]
+    assert "by check: custom 1, exact 1, f1 1, tool_call 1" in out
 
 
 def test_check_clean_file_exits_zero(tmp_path):
     path = tmp_path / "clean.jsonl"
     path.write_text("\n".join(readme_examples()) + "\n")
     result = check(path)
-    assert result.returncode == 0 and result.stdout.startswith(f"{path}: 3 valid tasks, 0 bad lines")
+    assert result.returncode == 0 and result.stdout.startswith(f"{path}: 4 valid tasks, 0 bad lines")
 
 
 def test_check_usage_and_missing_file_are_one_line_errors(tmp_path):
@@ -106,7 +106,7 @@ def test_train_and_val_paths_are_used_as_they_are(user_file, tmp_path):
     val_file.write_text("\n".join(readme_examples()) + "\n")
     dm = _datamodule(f"data.train_path={user_file}", f"data.val_path={val_file}")
     assert len(dm.base) == len(user_file.read_text().splitlines()) > 20
-    assert {t.id for t in dm.val} == {"w-1", "a-1", "c-1"}
+    assert {t.id for t in dm.val} == {"w-1", "a-1", "c-1", "u-1"}
 
 
 def test_train_path_that_cannot_be_split_is_a_clear_error(tmp_path):

@@ -1,4 +1,6 @@
-"""Step 3 of an epoch: the agent's attempts, ``agent.num_generations`` per task, scored with ``R_agent``.
+"""Step 3 of an epoch: the agent's attempts, ``agent.num_generations`` per task, scored with ``R_agent`` (the
+task's check, or the ``agent.reward_funcs`` plug-ins, whose values each group keeps:
+:mod:`lightning_genenv.reward_funcs`).
 
 Each rank attempts its round-robin share of the tasks through the agent's rollout engine; the
 scored groups are gathered, so every rank holds all of them in the tasks' order. These groups are
@@ -17,7 +19,7 @@ from typing import Callable
 from lightning_genenv.coevolution import telemetry
 from lightning_genenv.data import Group
 from lightning_genenv.distributed import gather, shard
-from lightning_genenv.rewards import agent_reward
+from lightning_genenv.reward_funcs import score_attempt
 from lightning_genenv.rollout import RolloutEngine, SamplingParams
 from lightning_genenv.tasks import Task
 
@@ -38,9 +40,10 @@ def attempt(engine: RolloutEngine, encode: Callable[[Task], list[int]], tasks: l
     tasks, prompts = shard(tasks), shard(prompts)  # each rank attempts its share
     for task, prompt, samples in zip(tasks, prompts, engine.generate(prompts, params, "agent: attempts")):
         t0 = telemetry.clock()
-        rewards = [agent_reward(task, s.text, cfg.subset_match)[0] for s in samples]
+        scored = [score_attempt(task, s.text, cfg) for s in samples]
+        parts = {name: [sc.parts[name] for sc in scored] for name in (scored[0].parts if scored else {})}
         scoring += telemetry.clock() - t0
-        groups.append(Group(task=task, prompt_ids=prompt, rewards=rewards,
+        groups.append(Group(task=task, prompt_ids=prompt, rewards=[sc.reward for sc in scored], reward_parts=parts,
                             completion_ids=[s.completion_ids for s in samples],
                             logprobs=[s.logprobs for s in samples],
                             truncated=[s.truncated for s in samples], texts=[s.text for s in samples]))

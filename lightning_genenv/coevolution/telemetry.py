@@ -26,6 +26,7 @@ from lightning_genenv.coevolution.curriculum import TaskScore
 from lightning_genenv.data import Group
 from lightning_genenv.generation import GeneratedTask
 from lightning_genenv.metrics import group_reward_stats, mean
+from lightning_genenv.reward_funcs import reward_metrics
 from lightning_genenv.tasks import write_jsonl_atomic
 
 clock = time.perf_counter  # bench/epoch_profile.py swaps in the process's CPU time
@@ -80,6 +81,7 @@ def rollout_metrics(attempted: list[Group], kept: list[Group], replay: list[Grou
     metrics["rollout/truncated_fraction"] = mean([float(t) for g in groups for t in g.truncated])
     metrics.update({f"rollout/{k}": float(v) for k, v in group_reward_stats(
         torch.tensor([r for g in groups for r in g.rewards]), num_generations).items()})
+    metrics.update(reward_metrics([g.reward_parts for g in attempted + replay + base]))  # agent.reward_funcs
     sampled = sum(len(c) for g in attempted + replay + base for c in g.completion_ids)
     metrics["rollout/tokens_per_second/agent"] = sampled / max(rollout_s, 1e-9)
     return metrics

@@ -3,6 +3,8 @@
 ``conf/config.yaml`` has a ``defaults`` list naming one option per group; ``group=option`` picks
 another file from ``conf/<group>/``; ``experiment=<name>`` applies ``conf/experiment/<name>.yaml`` (its
 own ``defaults`` select groups, the rest overrides keys); ``key.sub=value`` sets a key last;
+``--config-dir <dir>`` (:func:`option_files`) adds the user's ``<dir>/<group>/<option>.yaml`` files to the
+groups, with the same checks, and ``experiment=path/to/file.yaml`` takes a file directly;
 ``resume=<run_dir>`` starts from the config that run saved (:func:`save_config` writes it atomically;
 an empty or unreadable one is refused), and ``key=value`` may change only the keys that
 :data:`lightning_genenv.resume.SAFE_ON_RESUME` names; ``resume=auto`` with ``run_dir=`` composes the
@@ -11,7 +13,8 @@ schema rejects unknown keys and wrong types; each error is one line that names t
 valid one (:class:`ConfigError`). After merging, required (``???``) keys are checked, then every
 group's ``__post_init__``.
 
-Deliberately left out: Hydra's multirun sweeps, interpolation resolvers beyond OmegaConf's
+Deliberately left out: Hydra's multirun sweeps (``lightning_genenv/sweep.py`` expands ``-m`` into single
+compositions), interpolation resolvers beyond OmegaConf's
 built-ins, and ``+key=`` additions (every key must exist in the schema).
 """
 
@@ -24,7 +27,7 @@ import tempfile
 import typing
 import warnings
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 import yaml
 from omegaconf import MISSING, DictConfig, OmegaConf
@@ -58,10 +61,30 @@ def load_yaml_mapping(path: Path) -> dict:
     return data
 
 
-def groups(conf_dir: Path = CONF_DIR) -> dict[str, list[str]]:
-    """Every config group in ``conf_dir`` and its options."""
-    return {d.name: sorted(p.stem for p in d.glob("*.yaml"))
-            for d in sorted(Path(conf_dir).iterdir()) if d.is_dir()}
+def option_files(conf_dir: Path = CONF_DIR, extra_dirs: Sequence[Path | str] = ()) -> dict[str, dict[str, Path]]:
+    """Every config group's options and their files: ``conf_dir``'s, then each ``--config-dir``'s (a user's
+    directory may add options to the groups, never a group or an option of the same name)."""
+    files = {d.name: {p.stem: p for p in sorted(d.glob("*.yaml"))}
+             for d in sorted(Path(conf_dir).iterdir()) if d.is_dir()}
+    for extra in extra_dirs:
+        extra = Path(extra)
+        if not extra.is_dir():
+            raise ConfigError(f"--config-dir {extra}: not a directory")
+        for d in sorted(p for p in extra.iterdir() if p.is_dir()):
+            if d.name not in files:
+                raise ConfigError(f"--config-dir {extra}: {d.name}/ is not a config group"
+                                  f"{_nearest(d.name, list(files))}")
+            for p in sorted(d.glob("*.yaml")):
+                if p.stem in files[d.name]:
+                    raise ConfigError(f"--config-dir {extra}: {d.name}/{p.name} has the name of an option that "
+                                      f"exists ({files[d.name][p.stem]}); give yours another name")
+                files[d.name][p.stem] = p
+    return files
+
+
+def groups(conf_dir: Path = CONF_DIR, extra_dirs: Sequence[Path | str] = ()) -> dict[str, list[str]]:
+    """Every config group in ``conf_dir`` (and the ``--config-dir`` directories) and its options."""
+    return {g: sorted(options) for g, options in option_files(conf_dir, extra_dirs).items()}
 
 
 def _nested(key: str, value: Any) -> dict:
@@ -168,12 +191,15 @@ def _finish(cfg: DictConfig, schema: type) -> DictConfig:
 
 
 def compose(argv: list[str] | None = None, conf_dir: Path | str | None = CONF_DIR,
-            schema: type = Config) -> DictConfig:
+            schema: type = Config, extra_dirs: Sequence[Path | str] = ()) -> DictConfig:
     """Compose ``schema`` with ``conf_dir/config.yaml``, group choices, an experiment and key overrides.
 
-    ``conf_dir=None``: a command without groups (``key=value`` onto the schema's defaults only)."""
+    ``conf_dir=None``: a command without groups (``key=value`` onto the schema's defaults only);
+    ``extra_dirs``: the user's ``--config-dir`` directories, whose ``<group>/<option>.yaml`` files join the
+    groups."""
     overrides = parse_overrides(argv or [])
-    available = groups(Path(conf_dir)) if conf_dir is not None else {}
+    files = option_files(Path(conf_dir), extra_dirs) if conf_dir is not None else {}
+    available = {g: sorted(options) for g, options in files.items()}
     cli_groups = {k: v for k, v in overrides if k in available}
     cli_keys = [(k, v) for k, v in overrides if k not in available]
 
@@ -187,19 +213,20 @@ def compose(argv: list[str] | None = None, conf_dir: Path | str | None = CONF_DI
         conf_dir = Path(conf_dir)
         root = load_yaml_mapping(conf_dir / "config.yaml")
         choices = dict(root.pop("defaults", {}) or {})
-        experiment = None
+        experiment = experiment_file = None
         if "experiment" in cli_groups:
-            experiment = _load_option(conf_dir, "experiment", cli_groups.pop("experiment"), available)
+            experiment_file = _option_path(files, "experiment", cli_groups.pop("experiment"))
+            experiment = load_yaml_mapping(experiment_file)
             choices.update(experiment.pop("defaults", {}) or {})
         choices.update(cli_groups)
         cfg = _merge(cfg, root, "conf/config.yaml", schema)
         for group, option in choices.items():
             if group not in available:
                 raise ConfigError(f"unknown config group '{group}'{_nearest(group, list(available))}")
-            data = _load_option(conf_dir, group, option, available)
-            cfg = _merge(cfg, {group: data}, f"conf/{group}/{option}.yaml", schema)
+            path = _option_path(files, group, option)
+            cfg = _merge(cfg, {group: load_yaml_mapping(path)}, _where(path, conf_dir), schema)
         if experiment:
-            cfg = _merge(cfg, experiment, "the experiment", schema)
+            cfg = _merge(cfg, experiment, f"the experiment, {_where(experiment_file, conf_dir)}", schema)
     for key, value in cli_keys:
         cfg = _merge(cfg, _nested(key, value), "the command line", schema)
     return _finish(cfg, schema)
@@ -249,10 +276,19 @@ def _compose_auto(argv: list[str], run_dir: Any, conf_dir, schema: type) -> Dict
     return _finish(cfg, schema)
 
 
-def _load_option(conf_dir: Path, group: str, option: Any, available: dict) -> dict:
-    if str(option) not in available[group]:
-        raise ConfigError(f"{group}={option}: no such option{_nearest(str(option), available[group])}")
-    return load_yaml_mapping(conf_dir / group / f"{option}.yaml")
+
+def _option_path(files: dict, group: str, option: Any) -> Path:
+    """The file of ``group=option``: one of the group's options, or (``experiment=path/to/file.yaml``) a file."""
+    if str(option).endswith((".yaml", ".yml")) and Path(str(option)).is_file():
+        return Path(str(option))
+    if str(option) not in files[group]:
+        raise ConfigError(f"{group}={option}: no such option{_nearest(str(option), sorted(files[group]))}")
+    return files[group][str(option)]
+
+
+def _where(path: Path, conf_dir: Path) -> str:
+    """An option file as errors name it: ``conf/<group>/<file>`` for the package's, else its path (a user's)."""
+    return f"conf/{path.parent.name}/{path.name}" if path.parent.parent == conf_dir else str(path)
 
 
 def to_yaml(cfg: DictConfig) -> str:

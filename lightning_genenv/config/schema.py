@@ -10,17 +10,24 @@ checks that none restates a default).
 Every numeric key has its interval (:func:`within`), which also refuses NaN and inf; a value at an
 interval's edge that means "off" or "all" says so in the key's comment.
 
-Deliberately left out: reading files and the command line (``composer.py``), and describing the keys
-(``describe.py``); this module imports neither, so a checker that needs only a dataclass stays light.
+Deliberately left out: reading files and the command line (``composer.py``), describing the keys
+(``describe.py``) and the check helpers (``checks.py``: :func:`within`, :func:`check`); this module imports
+neither of the first two, so a checker that needs only a dataclass stays light.
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Literal, Optional
 
+from lightning_genenv.config.checks import (  # noqa: F401  (re-exported: the schema's names)
+    MAX_COUNT,
+    SEED_MAX,
+    ConfigError,
+    check,
+    check_file,
+    within,
+)
 from lightning_genenv.layout import SEED_STRIDE
 
 # lightning_genenv.benchmarks.BENCHMARKS, by name (not imported here: it loads torch); a test keeps them equal.
@@ -39,38 +46,6 @@ NO_TRAIN_SPLIT = {
                      "reference information without queries or plans, and the validation queries "
                      "must not be trained on (the authors' warning)",
 }
-
-class ConfigError(ValueError):
-    """A config problem, described in one line."""
-
-
-def check(ok: bool, message: str) -> None:
-    """Raise :class:`ConfigError` with ``message`` unless ``ok``: the schema's checks read as a list."""
-    if not ok:
-        raise ConfigError(message)
-
-
-def within(group: str, obj: Any, **intervals: str) -> None:
-    """Refuse each named field of ``obj`` outside its interval (``"[0, 1]"``, ``"(0, 1e9]"``: brackets
-    include the end, parentheses exclude it), or NaN or inf, in one line; None (an optional key unset) passes."""
-    for name, interval in intervals.items():
-        value = getattr(obj, name)
-        if value is None:
-            continue
-        low, high = (float(x) for x in interval[1:-1].split(","))
-        finite = not isinstance(value, float) or math.isfinite(value)  # math.isfinite overflows on huge ints
-        ok = (finite and (low < value if interval[0] == "(" else low <= value)
-              and (value < high if interval[-1] == ")" else value <= high))
-        check(ok, f"{group}.{name}={value} must be in {interval}")
-
-
-MAX_COUNT = "1e6"  # the upper end of counts with no natural one: a larger value is a typo
-SEED_MAX = 2**32 - 1  # Lightning's seed_everything accepts seeds in [0, 2^32 - 1]
-
-
-def check_file(key: str, path: Optional[str]) -> None:
-    check(path is None or Path(path).is_file(), f"{key}={path}: file not found")
-
 
 @dataclass
 class LoraConfig:
@@ -119,6 +94,10 @@ class AgentConfig:
     groups_per_step: int = 2  # tasks (groups) per micro-batch
     num_shots: int = 2  # worked examples in the agent's prompt
     success_threshold: float = 1.0  # R_agent >= threshold counts as a success for p-hat (rewards are in [0, 1])
+    # TRL's reward_funcs: package.module:function names, f(task, completion) -> float, summed into R_agent
+    # (lightning_genenv/reward_funcs.py); [] (none): the task's built-in check is R_agent
+    reward_funcs: list[str] = field(default_factory=list)
+    reward_weights: Optional[list[float]] = None  # one weight per reward function; None: all 1 (TRL's default)
     subset_match: bool = False  # accept extra arguments beyond the gold call (public GenEnv rule)
     # sampled attempts per held-out task at the training temperature: val/reward_mean (0: greedy only)
     val_num_generations: int = 4
@@ -131,6 +110,15 @@ class AgentConfig:
                temperature="(0, 10]", top_p="(0, 1]", max_completion_length=f"[1, {MAX_COUNT}]",
                groups_per_step=f"[1, {MAX_COUNT}]", num_shots="[0, 64]", success_threshold="(0, 1]",
                val_num_generations="[0, 1024]")
+        check(self.reward_weights is None or bool(self.reward_funcs),
+              "agent.reward_weights needs agent.reward_funcs (one weight per function)")
+        if self.reward_funcs:  # imports the user's modules: a name that does not import is refused now, in one line
+            from lightning_genenv.reward_funcs import RewardFuncError, check_reward_funcs
+
+            try:
+                check_reward_funcs(list(self.reward_funcs), self.reward_weights)
+            except RewardFuncError as e:
+                raise ConfigError(str(e)) from None
 
 
 @dataclass
@@ -293,6 +281,10 @@ class TrainerConfig:
     val_before_training: bool = True  # validate once before the first update, logged at step 0
     enable_progress_bar: bool = True  # tqdm bars with the latest metrics
     save_hf: bool = True  # write final agent and simulator in Hugging Face format
+    # the agent in Hugging Face format every n epochs, checkpoints/hf/epoch-K, and the best by val/reward_mean in
+    # checkpoints/hf/best (callbacks/hf_checkpoints.py); None or 0: off
+    save_hf_every_n_epochs: Optional[int] = None
+    save_hf_total_limit: Optional[int] = None  # epoch-K directories kept, oldest removed first (not best); None: all
     max_nonfinite_steps: int = 3  # consecutive NaN/inf steps (each skipped and counted) before the run stops
     # benchmark metrics at each validation, e.g. [api_bank, bfcl] (callbacks/benchmarks.py)
     val_benchmarks: list[Literal[BENCHMARK_NAMES]] = field(default_factory=list)
@@ -303,13 +295,15 @@ class TrainerConfig:
         within("trainer", self, max_epochs=f"[1, {MAX_COUNT}]", accumulate_grad_batches=f"[1, {MAX_COUNT}]",
                gradient_clip_val="[0, 1e6]", log_every_n_steps=f"[1, {MAX_COUNT}]",
                val_every_n_epochs=f"[1, {MAX_COUNT}]", num_sanity_val_steps=f"[-1, {MAX_COUNT}]",
-               max_nonfinite_steps=f"[1, {MAX_COUNT}]", val_benchmark_limit=f"[1, {MAX_COUNT}]")
+               max_nonfinite_steps=f"[1, {MAX_COUNT}]", val_benchmark_limit=f"[1, {MAX_COUNT}]",
+               save_hf_every_n_epochs=f"[0, {MAX_COUNT}]", save_hf_total_limit=f"[1, {MAX_COUNT}]")
 
 
 @dataclass
 class LoggerConfig:
     name: Literal[LOGGER_NAMES] = "tensorboard"  # mlflow and wandb: pip extras, run offline (loggers.py)
     num_text_samples: int = 4  # tasks and completions logged as text each epoch
+    offline: bool = True  # wandb: offline mode (wandb sync uploads later); false: online, needs wandb login
 
     def __post_init__(self):
         within("logger", self, num_text_samples="[0, 1000]")
@@ -319,6 +313,7 @@ class LoggerConfig:
 class Config:
     seed: int = 0  # the global seed (Lightning's seed_everything)
     run_dir: Optional[str] = None  # None: runs/<timestamp>
+    sweep_dir: Optional[str] = None  # train.py -m: the directory of the sweep's runs; None: multirun/<timestamp>
     # a run directory to continue from its checkpoints/last.ckpt; auto (with run_dir): resume run_dir when it
     # holds one, else start there. A resume may change only the keys lightning_genenv/resume.py names
     resume: Optional[str] = None

@@ -1,4 +1,5 @@
-"""The command line: ``python -m lightning_genenv.report runs=[<run_dir>,...] [out=DIR] [alpha=A] [band=B]``.
+"""The command line: ``python -m lightning_genenv.report runs=[<run_dir>,...] [out=DIR] [alpha=A] [band=B]``;
+bare directories (``report <sweep_dir>``) join ``runs``, and a ``train.py -m`` sweep directory stands for its runs.
 
 :func:`make_report` checks every path, reads the runs, groups them, and writes the plots and
 ``report.md``; :func:`main` parses the arguments with the shared composer (``--help``: the package's
@@ -28,6 +29,7 @@ from lightning_genenv.report.runs import ReportError, check_run_dir, label_runs,
 def make_report(run_dirs: list[str | Path], out: str | Path | None = None, alpha: float | None = None,
                 band: float | None = None) -> Path:
     """Write the plots and ``report.md``; returns the output directory."""
+    run_dirs = expand_sweeps(run_dirs)
     if not run_dirs:
         raise ReportError("give at least one run directory")
     for p in run_dirs:  # every path is checked before any is read
@@ -42,9 +44,29 @@ def make_report(run_dirs: list[str | Path], out: str | Path | None = None, alpha
     return out
 
 
+def expand_sweeps(paths: list[str | Path]) -> list[Path]:
+    """Each path as given, except a sweep directory (``train.py -m``: no ``config.yaml`` of its own, run
+    directories under it), which becomes its runs, in the sweep's order."""
+    out = []
+    for p in map(Path, paths):
+        runs = [] if (p / "config.yaml").is_file() or not p.is_dir() else \
+            [d for d in p.iterdir() if d.is_dir() and (d / "config.yaml").is_file()]
+        key = lambda d: (int(d.name.split("-")[0]) if d.name.split("-")[0].isdigit() else 1 << 30, d.name)
+        out += sorted(runs, key=key) if runs else [p]
+    return out
+
+
+def _positional(argv: list[str]) -> list[str]:
+    """``report <dir> [<dir> ...] [key=value ...]``: bare directories join ``runs=[...]``."""
+    dirs = [a for a in argv if "=" not in a and not a.startswith("-")]
+    if not dirs:
+        return argv
+    return [a for a in argv if a not in dirs] + ["runs=[" + ",".join(dirs) + "]"]
+
+
 @dataclass
 class ReportConfig:
-    runs: list[str] = MISSING  # run directories written by train.py, e.g. runs=[runs/a,runs/b]
+    runs: list[str] = MISSING  # run directories written by train.py (or a -m sweep dir), e.g. runs=[runs/a,runs/b]
     out: Optional[str] = None  # output directory; None: <run_dir>/report for one run, else ./report
     alpha: Optional[float] = None  # target p-hat for the shading; None: each run's curriculum.alpha
     band: Optional[float] = None  # half-width of the band around alpha; None: curriculum.band, or 0.1 if null
@@ -53,7 +75,7 @@ class ReportConfig:
 def main(argv: list[str] | None = None) -> Path | None:
     try:
         doc = importlib.import_module(__package__).__doc__  # the package's docstring is the command's
-        cfg = parse_cli(sys.argv[1:] if argv is None else argv, doc, ReportConfig, conf_dir=None)
+        cfg = parse_cli(_positional(sys.argv[1:] if argv is None else argv), doc, ReportConfig, conf_dir=None)
         if cfg is None:
             return None
         out = make_report(list(cfg.runs), cfg.out, cfg.alpha, cfg.band)

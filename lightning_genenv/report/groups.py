@@ -1,6 +1,6 @@
 """Grouping runs into experiments: runs whose configs differ only by seed form a :class:`Group`.
 
-The seed keys (``seed``, ``data.seed``), ``run_dir`` and cosmetic keys are ignored when comparing
+The seed keys (``seed``, ``data.seed``), ``run_dir``, ``sweep_dir`` and cosmetic keys are ignored when comparing
 configs. A group is labelled by ``curriculum.name``; when two groups share that name, the label adds
 the (at most two) keys that tell them apart, or else the first run's directory name. A group's α
 and band (for the shading and the "toward α" check) are ``alpha=``/``band=`` if given, else its
@@ -20,8 +20,9 @@ from lightning_genenv.report.runs import Run
 
 # Config keys that do not make two runs different experiments.
 SEED_KEYS = ("seed", "data.seed")
-IGNORED_KEYS = (*SEED_KEYS, "run_dir", "model.cache_dir", "trainer.enable_progress_bar",
-                "logger.num_text_samples", "trainer.save_hf", "rollout.chosen_because")
+IGNORED_KEYS = (*SEED_KEYS, "run_dir", "sweep_dir", "model.cache_dir", "trainer.enable_progress_bar",
+                "logger.num_text_samples", "trainer.save_hf", "rollout.chosen_because", "logger.offline",
+                "trainer.save_hf_every_n_epochs", "trainer.save_hf_total_limit")
 DEFAULT_BAND = 0.1
 
 

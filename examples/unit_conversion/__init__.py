@@ -1,0 +1,1 @@
+"""The unit-conversion example environment: ``tasks.jsonl`` (check: custom) and ``rewards.py``."""
