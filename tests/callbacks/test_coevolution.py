@@ -181,13 +181,15 @@ def test_simulator_checkpoint_is_restored_at_train_start_after_the_callback_stat
     """Under FSDP2 (``ModelParallelStrategy.restore_checkpoint_after_setup``) Lightning loads the
     callback states after ``on_fit_start``: the simulator's checkpoint they name must still be restored
     before the first rollout."""
+    import torch
+
     from lightning_genenv.coevolution.checkpoint import rng_state
 
     cfg = compose(["model=tiny", f"run_dir={tmp_path}"])
     sim_trainer = FakeSimTrainer()
     cb = CoEvolutionCallback(cfg, None, Rollouts.of(None, None), FakePolicy(), sim_trainer=sim_trainer)
     (tmp_path / "checkpoints").mkdir()
-    (tmp_path / "checkpoints" / "simulator-1.ckpt").touch()
+    torch.save({}, tmp_path / "checkpoints" / "simulator-1.ckpt")  # a whole archive (a damaged one is refused)
     cb.load_state_dict({"sim_epochs": 1, "invalid": {}, "num_generated_used": 0, "rng": rng_state()})
     trainer = FakeTrainer()
     trainer.global_step, trainer.strategy = 2, type("Strategy", (), {"root_device": "cpu"})()
