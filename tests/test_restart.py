@@ -74,8 +74,8 @@ def test_a_first_epoch_kill_is_set_aside_and_the_run_starts(phase, tmp_path, mon
     for name, digest in files.items():  # every file moved, unchanged
         assert _digest(dest / name) == digest, name
     assert (run_dir / "notes.txt").read_text() == "the user's own file"
-    # the new run's own start: only its fresh config.yaml next to the set-aside files and the user's
-    assert sorted(p.name for p in run_dir.iterdir()) == ["config.yaml", "interrupted", "notes.txt"]
+    # the new run's own start: only its fresh config.yaml and run record next to the set-aside files and the user's
+    assert sorted(p.name for p in run_dir.iterdir()) == ["config.yaml", "interrupted", "notes.txt", "run_record.json"]
     assert _digest(run_dir / "config.yaml") != files["config.yaml"]
 
 
