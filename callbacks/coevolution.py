@@ -5,7 +5,7 @@
   2. the task source writes (or samples) new tasks (:mod:`lightning_genenv.coevolution.sources`); an
      epoch without a valid one is warned about (:mod:`~lightning_genenv.coevolution.empty_epochs`);
   3. the agent attempts every valid new task, then replayed and base tasks to fill
-     ``tasks_per_epoch`` (the base tasks in an order of their own, the same for every setting of a seed) (:mod:`~lightning_genenv.coevolution.attempts`): its GRPO groups;
+     ``tasks_per_epoch`` (:mod:`~lightning_genenv.coevolution.attempts`): its GRPO groups;
   4. ``p̂``, ``R_env`` and the filter (:mod:`~lightning_genenv.coevolution.curriculum`); ``D_env`` and
      ``D_train`` grow and are persisted; the agent prepares its groups and trains on them.
 
@@ -117,7 +117,7 @@ class CoEvolutionCallback(L.Callback):
                               cfg.simulator.lam, share)
             dm.add_train_records(cur.train_records)
             replay = dm.replay_tasks(min(cfg.data.replay_per_epoch, share - len(cur.kept)), before_epoch=epoch)
-            base = dm.base_tasks(cfg.data.tasks_per_epoch - len(cur.kept) - len(replay))
+            base = dm.sample_seeds(cfg.data.tasks_per_epoch - len(cur.kept) - len(replay))
             rest = attempt(self.rollouts.agent, agent.prompt, replay + base, cfg.agent)
         timers.add("reward_scoring", attempted.scoring_s + rest.scoring_s)
         timers.add("agent_rollouts", -(attempted.scoring_s + rest.scoring_s))

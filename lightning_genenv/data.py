@@ -151,7 +151,6 @@ class GenEnvDataModule(L.LightningDataModule):
         self.committed = {p: 0 for p in POOLS}  # records of each pool already in the log
         self.repairs: list[dict] = []  # what resuming did to the pool log
         self.rng = random.Random(data_cfg.seed)
-        self.base_order: list[Task] = []  # this epoch's base tasks, in order (reseed)
         self.skipped = Skipped()  # invalid records in user data files, by reason (and first lines)
         self.base: list[Task] = []  # the seeds trained on (data.num_train of them)
         self.shot_pool: list[Task] = []  # every loaded seed: the few-shot and simulator examples
@@ -225,16 +224,8 @@ class GenEnvDataModule(L.LightningDataModule):
         self.d_env.extend(records)
 
     def reseed(self, epoch: int) -> None:
-        """Seed and replay sampling from ``(data.seed, epoch)`` alone, so a resumed epoch draws alike; the
-        base tasks' order has a stream of its own (:meth:`base_tasks`)."""
+        """Seed and replay sampling from ``(data.seed, epoch)`` alone, so a resumed epoch draws alike."""
         self.rng = random.Random(epoch_seed(self.cfg.seed, epoch))
-        self.base_order = random.Random(f"base:{epoch_seed(self.cfg.seed, epoch)}").sample(self.base, len(self.base))
-
-    def base_tasks(self, k: int) -> list[Task]:
-        """The first ``k`` base tasks of the epoch's order. The order depends on ``(data.seed, epoch)`` and
-        nothing else drawn, so runs that differ only in the setting (GenEnv, plain GRPO, Random, Static)
-        train on the same base tasks in the same order, one a prefix of the other: paired (issue 28)."""
-        return self.base_order[:k]
 
     def save_pools(self, epoch: int) -> dict:
         """Append this epoch's new records to the pool log and commit them (rank 0 only)."""
