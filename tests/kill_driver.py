@@ -43,16 +43,16 @@ def on_train_epoch_start(self, trainer, agent):
 coevolution.CoEvolutionCallback.on_train_epoch_start = on_train_epoch_start
 
 if where == "rollouts":
-    agent_reward = attempts.agent_reward
+    score_attempt = attempts.score_attempt  # one attempt's reward (the task's check or the plug-ins)
 
     def scored(*a, **k):
         if state["epoch"] == kill_epoch:
             state["scored"] += 1
             if state["scored"] == 5:
                 die()
-        return agent_reward(*a, **k)
+        return score_attempt(*a, **k)
 
-    attempts.agent_reward = scored
+    attempts.score_attempt = scored
 elif where == "simulator":
     optimizer_step = SimulatorModule.optimizer_step
 
