@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from lightning_genenv.benchmarks.common import reason_counts, ItemResult
+from lightning_genenv.benchmarks.common import ItemResult, mean, reason_counts
 from lightning_genenv.benchmarks.runner import headline_interval
 from lightning_genenv.prompts import agent_messages, family_examples
 from lightning_genenv.rewards import agent_reward
@@ -60,8 +60,8 @@ def score_tasks(tasks: list[Task], shot_pool: list[Task], engine, tokenizer, fmt
                         "reason": results[-1].reason, "output": sample.text if sample else "",
                         "truncated": bool(sample and sample.truncated), "prompt_tokens": len(ids[i]),
                         "gold": task.answer})
-    metrics = {"metric": "accuracy", "accuracy": _mean([r.score for r in results]),
-               "reward_mean": _mean([r["reward"] for r in records]), "n_items": len(records),
+    metrics = {"metric": "accuracy", "accuracy": mean([r.score for r in results]),
+               "reward_mean": mean([r["reward"] for r in records]), "n_items": len(records),
                "reasons": reason_counts(results), "truncated": sum(r["truncated"] for r in records),
                "prompt_too_long": sum(r["reason"] == "prompt_too_long" for r in records),
                "by_family": _by_family(records)}
@@ -69,13 +69,9 @@ def score_tasks(tasks: list[Task], shot_pool: list[Task], engine, tokenizer, fmt
     return records, metrics
 
 
-def _mean(values: list[float]) -> float:
-    return sum(values) / len(values) if values else 0.0
-
-
 def _by_family(records: list[dict]) -> dict[str, dict]:
     counts = Counter(r["family"] for r in records)
-    return {f: {"n": n, "accuracy": _mean([r["score"] for r in records if r["family"] == f])}
+    return {f: {"n": n, "accuracy": mean([r["score"] for r in records if r["family"] == f])}
             for f, n in sorted(counts.items())}
 
 
