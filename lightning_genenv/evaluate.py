@@ -34,7 +34,7 @@ from lightning_genenv.benchmarks.agent_format import AgentFormat
 from lightning_genenv.benchmarks.eval_config import EvalConfig, compose_eval
 from lightning_genenv.benchmarks.runner import context_length, numeric, run_items, select, summary
 from lightning_genenv.benchmarks.train_seeds import heldout_items
-from lightning_genenv.config import ConfigError, compose, parse_cli, save_config
+from lightning_genenv.config import PAPER_MIX, ConfigError, compose, parse_cli, save_config
 from lightning_genenv.models import MODEL_HINT, ModelUnavailable, load_causal_lm
 from lightning_genenv.rollout import build_engine, choose_backend, describe
 from lightning_genenv.tasks import write_jsonl_atomic
@@ -69,9 +69,10 @@ def _saved_section(run_dir: Path | None, section: str) -> dict:
     return value if isinstance(value, dict) else {}
 
 
-def _trained_on(run_dir: Path) -> str | None:
-    """The ``data.benchmark`` a training run drew its seeds from, if any."""
-    return _saved_section(run_dir, "data").get("benchmark")
+def _trained_on(run_dir: Path) -> tuple[str, ...]:
+    """The benchmarks a training run drew its seeds from (``data=paper``: every one of ``PAPER_MIX``)."""
+    name = _saved_section(run_dir, "data").get("benchmark")
+    return PAPER_MIX if name == "paper" else (name,) if name else ()
 
 
 def _agent_format(run_dir: Path | None, max_new_tokens: int | None) -> AgentFormat:
@@ -181,7 +182,7 @@ def run(cfg) -> Path:
         return run_agent_format(cfg, bench, model_path, run_dir, out, tb_dir, start)
     skipped: Counter = Counter()
     all_items = bench.load(Path(cfg.data_root) / bench.subdir, skipped)
-    split = cfg.split or ("heldout" if run_dir and _trained_on(run_dir) == bench.name else "all")
+    split = cfg.split or ("heldout" if run_dir and bench.name in _trained_on(run_dir) else "all")
     if split == "heldout":
         all_items = heldout_items(bench.name, all_items)
     items = select(all_items, cfg.limit)

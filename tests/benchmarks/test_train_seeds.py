@@ -162,14 +162,15 @@ def test_no_overlap_on_shared_data(name):
         assert all(s.tools and s.answer["name"] in {t["name"] for t in s.tools} for s in seeds)
 
 
-def test_evaluate_defaults_to_heldout_for_a_run_trained_on_the_benchmark(tiny_dir, tmp_path):
+@pytest.mark.parametrize("trained_on", ["bamboogle", "paper"])  # data=paper trains on bamboogle's train part too
+def test_evaluate_defaults_to_heldout_for_a_run_trained_on_the_benchmark(tiny_dir, tmp_path, trained_on):
     import evaluate
 
     root = _write_fixture(tmp_path / "data")
     run = tmp_path / "run"
     (run / "final").mkdir(parents=True)
     (run / "final" / "agent").symlink_to(tiny_dir, target_is_directory=True)
-    (run / "config.yaml").write_text("data:\n  benchmark: bamboogle\n")
+    (run / "config.yaml").write_text(f"data:\n  benchmark: {trained_on}\n")
     heldout = ts.heldout_items("bamboogle", BENCHMARKS["bamboogle"].load(root / "bamboogle", Counter()))
     common = [f"model={run}", f"data_root={root}", "limit=2", "max_new_tokens=4", "progress=false"]
     out = evaluate.main(["benchmark=bamboogle", *common])
