@@ -117,10 +117,11 @@ class AgentModule(PolicyModule):
     def prepare_groups(self, groups: list[Group], layout: BatchLayout) -> list[Group]:
         """:func:`prepared_groups`, and with ``num_iterations > 1`` or an external sampler (``is_cap``) the
         old policy's and the reference's log-probs of this rank's groups, computed by the trainer once
-        before any update: each pass reuses them, and the sampler's own become the IS weights."""
+        before any update: each pass reuses them, and the sampler's own become the IS weights. An agent that
+        never updates (``trainable=False``) skips those forward passes: no step reads them."""
         cfg = self.cfg
         groups = prepared_groups(groups, layout, cfg)
-        if cfg.num_iterations == 1 and self.is_cap is None:
+        if not self.trainable or (cfg.num_iterations == 1 and self.is_cap is None):
             return groups
         local = layout.local(groups)
         with torch.no_grad():

@@ -83,3 +83,19 @@ def test_an_external_samplers_gap_becomes_a_capped_is_weight_and_the_ratio_start
     assert float(logged["agent/clip_ratio/region"]) == 0.0  # the ratio is 1: the gap is not policy drift
     assert float(logged["agent/is_weight_mean"]) == pytest.approx(weight, rel=1e-3)
     assert float(logged["agent/is_capped_fraction"]) == (1.0 if weight == 2.0 else 0.0)
+
+
+def test_a_frozen_agent_prepares_groups_without_forward_passes(tiny_dir):
+    """experiment=frozen_agent: the old and reference log-probs are never read, so they are not computed
+    (with vLLM's correction on they cost a policy and a reference forward per group every epoch)."""
+    from lightning_genenv.layout import BatchLayout
+
+    model, tok = load_causal_lm(tiny_dir)
+    cfg = compose(["model=tiny", "agent.beta=0.5", "agent.num_iterations=2", "agent.num_generations=2"]).agent
+    group = lambda: Group(task=None, prompt_ids=[5, 6, 7], completion_ids=[[8, 9], [10]], rewards=[1.0, 0.0],  # noqa: E731
+                          logprobs=[[-1.0] * 2, [-1.0]], truncated=[False] * 2, texts=[""] * 2)
+    layout = BatchLayout(tasks_per_epoch=1, groups_per_step=1)
+    frozen, = AgentModule(model, tok, cfg, is_cap=2.0, trainable=False).prepare_groups([group()], layout)
+    trained, = AgentModule(model, tok, cfg, is_cap=2.0).prepare_groups([group()], layout)
+    assert frozen.old_logprobs is None and frozen.ref_logprobs is None and frozen.advantages == pytest.approx(trained.advantages)
+    assert trained.old_logprobs is not None and trained.ref_logprobs is not None and trained.advantages[0] > 0
