@@ -97,5 +97,6 @@ def test_a_frozen_agent_prepares_groups_without_forward_passes(tiny_dir):
     layout = BatchLayout(tasks_per_epoch=1, groups_per_step=1)
     frozen, = AgentModule(model, tok, cfg, is_cap=2.0, trainable=False).prepare_groups([group()], layout)
     trained, = AgentModule(model, tok, cfg, is_cap=2.0).prepare_groups([group()], layout)
-    assert frozen.old_logprobs is None and frozen.ref_logprobs is None and frozen.advantages == pytest.approx(trained.advantages)
+    assert frozen.old_logprobs is None and frozen.ref_logprobs is None
+    assert frozen.advantages == pytest.approx(trained.advantages)
     assert trained.old_logprobs is not None and trained.ref_logprobs is not None and trained.advantages[0] > 0

@@ -1,4 +1,4 @@
-"""A user's own task files: the README's schema examples, ``python -m lightning_genenv.tasks check``,
+"""A user's own task files: the schema examples of docs/GUIDE.md, ``python -m lightning_genenv.tasks check``,
 and the validation split of ``data.train_path`` when no ``data.val_path`` is given."""
 
 import json
@@ -19,9 +19,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def readme_examples() -> list[str]:
-    section = (ROOT / "README.md").read_text().split("## Your own tasks", 1)[1].split("\n## ", 1)[0]
+    section = (ROOT / "docs" / "GUIDE.md").read_text().split("## Your own tasks", 1)[1].split("\n## ", 1)[0]
     block = re.search(r"```jsonl\n(.*?)```", section, re.S)
-    assert block, "README 'Your own tasks' has no ```jsonl example block"
+    assert block, "docs/GUIDE.md 'Your own tasks' has no ```jsonl example block"
     return block.group(1).strip().splitlines()
 
 

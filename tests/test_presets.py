@@ -1,7 +1,7 @@
 """The GPU presets (``paper_7b``, ``gpu_small``) and the per-device memory estimate behind them.
 
 The estimate is checked against a real stand-in (the tiny model: its parameters, its frozen copy,
-its gradients and AdamW's state after one real step), and the README's figures against the
+its gradients and AdamW's state after one real step), and docs/GUIDE.md's figures against the
 estimate of Qwen2.5's real shapes (built on the meta device, no download)."""
 
 import json
@@ -27,7 +27,7 @@ QWEN = {
     "gpu_small": dict(hidden_size=896, intermediate_size=4864, num_hidden_layers=24, num_attention_heads=14,
                       num_key_value_heads=2, vocab_size=151936, tie_word_embeddings=True),
 }
-HARDWARE = {"paper_7b": (8, 80), "gpu_small": (1, 40)}  # (GPUs, GiB each) the README states
+HARDWARE = {"paper_7b": (8, 80), "gpu_small": (1, 40)}  # (GPUs, GiB each) docs/GUIDE.md states
 
 
 def _bytes(tensors) -> int:
@@ -83,7 +83,7 @@ def test_presets_fit_their_hardware_and_the_readme_says_so(name):
         assert n == 494_032_768 and cfg.model.agent == "Qwen/Qwen2.5-0.5B-Instruct"
         assert (cfg.strategy.name, cfg.strategy.devices, cfg.model.dtype) == ("single", 1, "float32")
     assert est.total <= 0.9 * est.device_bytes, est.line()
-    assert f"`{name}`: {est.line()}" in (ROOT / "README.md").read_text()
+    assert f"`{name}`: {est.line()}" in (ROOT / "docs" / "GUIDE.md").read_text()
 
 
 @pytest.mark.slow

