@@ -79,8 +79,9 @@ def test_run_epoch_values_in_values_out():
     assert {"generate_tasks", "agent_rollouts", "reward_scoring", "prepare_groups"} <= set(result.times)
     metrics = result.metrics(cfg.agent.num_generations)
     assert metrics["rollout/num_tasks/replay"] == 1.0 and metrics["rollout/num_tasks/base"] == 3.0
-    again = run_epoch(1, cfg, StaticSource(static, 4), Engine([], set()), lambda t: [7], lambda gs: gs, base,
-                      replayable, random.Random(0))
+    seen = []
+    again = run_epoch(1, cfg, StaticSource(static, 4), Engine(seen, set()), lambda t: seen.append(t) or [7],
+                      lambda gs: gs, base, replayable, random.Random(0))
     assert [g.task.id for g in again.groups] == [g.task.id for g in result.groups]  # the RNG decides the draw
 
 
@@ -88,7 +89,8 @@ def test_run_epoch_without_new_tasks_is_plain_grpo_on_base_tasks():
     cfg = compose(["model=tiny", "data.tasks_per_epoch=4", "data.seeds_per_epoch=2", "agent.num_generations=2",
                    "curriculum=none"])
     base = [_task(i) for i in range(6)]
-    result = run_epoch(0, cfg, NoSource(), Engine([], set()), lambda t: [7], lambda gs: gs, base, [],
-                       random.Random(0))
+    seen = []
+    result = run_epoch(0, cfg, NoSource(), Engine(seen, set()), lambda t: seen.append(t) or [7], lambda gs: gs, base,
+                       [], random.Random(0))
     assert result.new.records == [] and result.attempted == [] and result.plan == BatchPlan(0, 0, 4)
-    assert all(g.task.source == "seed" for g in result.groups)
+    assert len(result.groups) == 4 and all(g.task.source == "seed" for g in result.groups)
