@@ -29,8 +29,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-PHASES = ["generate_tasks", "agent_rollouts", "reward_scoring", "pool_write", "agent_update", "validation",
-          "simulator_update", "weight_sync", "checkpoint"]
+PHASES = ["generate_tasks", "agent_rollouts", "reward_scoring", "prepare_groups", "pool_write", "agent_update",
+          "validation", "simulator_update", "weight_sync", "checkpoint"]
 BASE = {"data.families": "[weather,qa_arith]", "data.num_val": 4, "data.seeds_per_epoch": 4, "data.tasks_per_epoch": 8,
         "data.replay_per_epoch": 2, "simulator.num_variations": 2, "agent.num_generations": 4,
         "agent.max_completion_length": 40, "simulator.max_completion_length": 48, "simulator.kl_max": 10.0,

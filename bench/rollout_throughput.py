@@ -27,6 +27,7 @@ import os
 import resource
 import subprocess
 import sys
+import random
 import time
 from pathlib import Path
 
@@ -46,7 +47,7 @@ def _setup(args):
     model.eval()
     dm = GenEnvDataModule(cfg.data, cfg.agent, tok.pad_token_id)
     dm.setup()
-    tasks = dm.sample_seeds(args.tasks)
+    tasks = random.Random(cfg.data.seed).sample(dm.base, min(args.tasks, len(dm.base)))  # a fixed sample
     prompts = [encode_chat(tok, agent_messages(t, dm.family_examples(t, cfg.agent.num_shots))) for t in tasks]
     params = SamplingParams(n=args.n, temperature=1.0, top_p=1.0, max_new_tokens=args.max_new)
     return cfg, model, tok, prompts, params

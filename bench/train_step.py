@@ -62,7 +62,7 @@ EPSILON, EPSILON_HIGH = 0.2, 0.28
 # ----------------------------------------------------------------------------- batches
 
 def agent_batch(vocab: int, pad_id: int, groups: int, n: int, prompt: int, completion: int, seed: int = 0) -> dict:
-    from lightning_genenv.data import pad_batch
+    from lightning_genenv.values import pad_batch
     from lightning_genenv.losses import group_advantages
 
     g = torch.Generator().manual_seed(seed)

@@ -114,7 +114,7 @@ def lora_config(model_cfg):
 
 
 def data_module(cfg, tokenizer) -> GenEnvDataModule:
-    dm = GenEnvDataModule(cfg.data, cfg.agent, tokenizer.pad_token_id, None, cfg.trainer.accumulate_grad_batches,
+    dm = GenEnvDataModule(cfg.data, cfg.agent, tokenizer.pad_token_id, cfg.trainer.accumulate_grad_batches,
                           cfg.trainer.benchmarks_root)
     dm.setup()
     return dm

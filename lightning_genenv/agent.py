@@ -42,7 +42,6 @@ from typing import Callable
 import torch
 from torchmetrics import MeanMetric
 
-from lightning_genenv.data import Group, collate_groups
 from lightning_genenv.layout import BatchLayout
 from lightning_genenv.losses import group_advantages, grpo_loss, masked_mean, truncated_is_weights
 from lightning_genenv.metrics import rollout_metrics
@@ -53,6 +52,7 @@ from lightning_genenv.rollout import SamplingParams, encode_chat
 from lightning_genenv.rollout.players import Rollouts
 from lightning_genenv.seed_loading import per_benchmark
 from lightning_genenv.tasks import Task
+from lightning_genenv.values import Group, collate_groups
 
 
 def prepared_groups(groups: list[Group], layout: BatchLayout, cfg) -> list[Group]:

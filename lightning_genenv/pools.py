@@ -15,6 +15,8 @@ the records if the caller has one, and otherwise cut back to the last segment th
 
 ``python -m lightning_genenv.pools run_dir=<run_dir> [repair=true]`` verifies (and repairs) a run's pools.
 
+:class:`Pools` holds both pools in memory with their log: what an epoch adds, committed once per epoch.
+
 Deliberately left out: sharded pool files (rank 0 writes both whole pools) and compaction.
 """
 
@@ -25,12 +27,14 @@ import json
 import os
 import sys
 import time
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
 from omegaconf import MISSING
 
 from lightning_genenv.config import ConfigError, parse_cli
+from lightning_genenv.tasks import DataError, iter_jsonl
 
 POOLS = ("d_train", "d_env")
 
@@ -187,6 +191,65 @@ class PoolError(RuntimeError):
     """A pool log that cannot be made consistent automatically."""
 
 
+class Pools:
+    """``D_train`` and ``D_env`` in memory, and their log (``<run_dir>/pools/``; none without a run directory).
+
+    ``D_train`` starts as the base seed tasks (:meth:`start`); each epoch :meth:`add` appends its new
+    records to both pools and :meth:`commit` (rank 0) appends them to the log as one segment. The
+    pools travel whole in the co-evolution callback's checkpoint state; :meth:`load_state_dict`
+    restores them and repairs the log to the checkpoint's epochs."""
+
+    def __init__(self, pool_dir: str | Path | None):
+        self.log = PoolLog(pool_dir) if pool_dir is not None else None
+        self.d_train: list[dict] = []
+        self.d_env: list[dict] = []
+        self.committed = {p: 0 for p in POOLS}  # records of each pool already in the log
+        self.repairs: list[dict] = []  # what restoring did to the log
+
+    def start(self, base: list) -> None:
+        """``D_train`` is the base seed tasks (``Task``s); ``D_env`` is empty."""
+        self.d_train = [{"task": t.to_dict(), "source": "seed"} for t in base]
+        self.d_env = []
+
+    def replayable(self, before_epoch: int) -> list[dict]:
+        """The generated records of ``D_train`` from epochs before ``before_epoch``, in the pool's order."""
+        return [r for r in self.d_train if r["source"] == "generated" and r["epoch"] < before_epoch]
+
+    def add(self, train_records: list[dict], env_records: list[dict]) -> None:
+        self.d_train.extend(train_records)
+        self.d_env.extend(env_records)
+
+    def commit(self, epoch: int) -> dict[str, int]:
+        """Append the records added since the last commit to the log, as epoch ``epoch``'s segment;
+        returns the pool sizes (``{}`` without a log). Rank 0 only."""
+        if self.log is None:
+            return {}
+        new = {p: getattr(self, p)[self.committed[p]:] for p in POOLS}
+        self.committed = dict(self.log.append(epoch, new))
+        return dict(self.committed)
+
+    def state_dict(self) -> dict:
+        return {"d_train": self.d_train, "d_env": self.d_env, "committed": dict(self.committed),
+                "segments": len(self.log.segments) if self.log else 0}
+
+    def load_state_dict(self, state: dict, repair: bool) -> None:
+        """Restore both pools from a checkpoint; with ``repair`` (rank 0), cut the log back to the
+        checkpoint's epochs (what :attr:`repairs` then lists)."""
+        self.d_train, self.d_env = state["d_train"], state["d_env"]
+        self.committed = dict(state["committed"])
+        if self.log is not None and repair:
+            self.repairs = self.log.recover(state["segments"], {p: getattr(self, p) for p in POOLS})
+
+
+def read_pool(path: str | Path) -> list[dict]:
+    """Every record of a pool file; a :class:`~lightning_genenv.tasks.DataError` if any is unreadable."""
+    skipped: Counter = Counter()
+    records = list(iter_jsonl(path, skipped))
+    if skipped:
+        raise DataError(f"{path}: {sum(skipped.values())} unreadable records {dict(skipped)}")
+    return records
+
+
 @dataclass
 class PoolsConfig:
     run_dir: str = MISSING  # the run directory whose pools/ to verify
@@ -217,3 +280,4 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
+

@@ -20,9 +20,8 @@ from pathlib import Path
 import torch
 from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
 
-from lightning_genenv.models import (
-    CHATML_TEMPLATE, SPECIAL_TOKENS, _finish_tokenizer, _generation_config, build_once, default_cache_dir,
-)
+from lightning_genenv.models.cache import build_once, default_cache_dir
+from lightning_genenv.models.chatml import CHATML_TEMPLATE, SPECIAL_TOKENS, _finish_tokenizer, _generation_config
 
 LIBRARIES = ("torch", "transformers", "tokenizers")  # their versions decide the built files too
 

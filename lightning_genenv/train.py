@@ -89,9 +89,9 @@ def make_trainer(cfg, logger, callbacks=(), **kwargs) -> L.Trainer:
     )
 
 
-def write_rank_report(run_dir: Path, rank: int, agent, simulator, dm) -> None:
-    report = {"agent": fingerprint(agent.model), "d_train": records_fingerprint(dm.d_train),
-              "d_env": records_fingerprint(dm.d_env)}
+def write_rank_report(run_dir: Path, rank: int, agent, simulator, pools) -> None:
+    report = {"agent": fingerprint(agent.model), "d_train": records_fingerprint(pools.d_train),
+              "d_env": records_fingerprint(pools.d_env)}
     if simulator is not None:
         report["simulator"] = fingerprint(simulator.model)
     (run_dir / "ranks").mkdir(exist_ok=True)
@@ -148,8 +148,7 @@ def run(cfg, argv: list[str] | None = None) -> Path:
     cur = cfg.curriculum
     agent_model, agent_tok = load_from_config(cfg.model, cfg.model.agent)
     acc = cfg.trainer.accumulate_grad_batches
-    dm = GenEnvDataModule(cfg.data, cfg.agent, agent_tok.pad_token_id, run_dir, acc,
-                          cfg.trainer.benchmarks_root)
+    dm = GenEnvDataModule(cfg.data, cfg.agent, agent_tok.pad_token_id, acc, cfg.trainer.benchmarks_root)
     simulator = sim_player = None
     if cur.task_source == "simulator":
         sim_player = load_from_config(cfg.model, cfg.model.simulator)
@@ -202,7 +201,7 @@ def run(cfg, argv: list[str] | None = None) -> Path:
     trainer.fit(agent, datamodule=dm, ckpt_path=ckpt_path, weights_only=True)  # no pickled code
     close_loggers(trainer.logger, sim_trainer.logger if sim_trainer else None)
     if trainer.world_size > 1:  # every rank must hold the same players and pools; record it
-        write_rank_report(run_dir, trainer.global_rank, agent, simulator, dm)
+        write_rank_report(run_dir, trainer.global_rank, agent, simulator, coevolution.pools)
 
     if cfg.trainer.save_hf:  # collective under FSDP: every rank takes part, rank 0 writes
         export_hf(cfg.model, cfg.model.agent, agent.model, agent_tok, run_dir / "final" / "agent")
@@ -216,7 +215,7 @@ def run(cfg, argv: list[str] | None = None) -> Path:
                        epochs=trainer.current_epoch,
                        agent_steps=trainer.global_step, simulator_epochs=coevolution.sim_epochs,
                        invalid_generations=dict(coevolution.invalid), skipped_records=dict(dm.skipped),
-                       pool_repairs=[r["action"] for r in dm.repairs])
+                       pool_repairs=[r["action"] for r in coevolution.pools.repairs])
         (run_dir / "summary.json").write_text(json.dumps(summary, indent=2))
         print(f"run directory: {run_dir}  ({summary['wall_time_s']} s)")
     return run_dir

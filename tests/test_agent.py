@@ -5,8 +5,8 @@ import torch
 
 from lightning_genenv.agent import AgentModule
 from lightning_genenv.config import compose
-from lightning_genenv.data import Group, collate_groups
 from lightning_genenv.models import load_causal_lm
+from lightning_genenv.values import Group, collate_groups
 
 
 @pytest.mark.parametrize("loss_type", ["grpo", "bnpo", "dr_grpo", "dapo"])

@@ -9,10 +9,10 @@ import torch
 
 from lightning_genenv.agent import AgentModule
 from lightning_genenv.config import compose
-from lightning_genenv.data import pad_batch
 from lightning_genenv.models import load_causal_lm
 from lightning_genenv.policy import NonFiniteError, PolicyModule, is_peft
 from lightning_genenv.simulator import SimulatorModule
+from lightning_genenv.values import pad_batch
 
 LORA = {"r": 4, "alpha": 8, "dropout": 0.0, "target_modules": ["q_proj", "v_proj"]}
 

@@ -8,9 +8,9 @@ import torch
 from torch.utils.data import DataLoader
 
 from lightning_genenv.config import compose
-from lightning_genenv.data import SimRecord, collate_generations
 from lightning_genenv.models import load_causal_lm
 from lightning_genenv.simulator import SimulatorModule
+from lightning_genenv.values import SimRecord, collate_generations
 
 
 def _one_process():

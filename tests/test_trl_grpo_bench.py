@@ -35,7 +35,7 @@ def load_script():
 
 def our_optimizer_steps(cfg) -> int:
     """What train.py runs: max_epochs x (our training batches per epoch) / accumulation."""
-    dm = GenEnvDataModule(cfg.data, cfg.agent, 0, None, cfg.trainer.accumulate_grad_batches)
+    dm = GenEnvDataModule(cfg.data, cfg.agent, 0, cfg.trainer.accumulate_grad_batches)
     return cfg.trainer.max_epochs * len(dm.train_dataloader()) // cfg.trainer.accumulate_grad_batches
 
 

@@ -27,8 +27,8 @@ trl = pytest.importorskip("trl", reason="trl not installed (pip install -e '.[be
 from lightning_genenv import losses  # noqa: E402
 from lightning_genenv.agent import AgentModule  # noqa: E402
 from lightning_genenv.config import compose  # noqa: E402
-from lightning_genenv.data import pad_batch  # noqa: E402
 from lightning_genenv.models import load_causal_lm  # noqa: E402
+from lightning_genenv.values import pad_batch  # noqa: E402
 
 EPS, EPS_HIGH, BETA = 0.2, 0.28, 0.04
 

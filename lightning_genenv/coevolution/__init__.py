@@ -1,33 +1,40 @@
-"""The steps of one co-evolution epoch (GENENV.md §5), each a value in and a value out.
+"""The steps of one co-evolution epoch, each a value in and a value out, and :func:`.epoch.run_epoch`,
+which runs them top to bottom:
 
-In the order an epoch runs them:
-
-1. :mod:`.sources`: the new tasks of the epoch (simulator, static set or none) -> ``NewTasks``;
-2. :mod:`.attempts`: the agent's ``n`` scored attempts per task -> ``Attempts`` (the GRPO groups);
-3. :mod:`.curriculum`: ``p̂``, ``R_env``, the filter, ``D_train`` records, the simulator's RWR set and
+1. seeds (drawn in :mod:`.epoch`);
+2. :mod:`.sources`: the new tasks of the epoch (simulator, static set or none) -> ``NewTasks``;
+3. :mod:`.attempts`: the agent's ``n`` scored attempts per task -> ``Attempts`` (the GRPO groups);
+4. :mod:`.curriculum`: ``p̂``, ``R_env``, the filter, ``D_train`` records, the simulator's RWR set and
    the groups that join the batch -> ``Curriculum`` (a pure function);
-4. :mod:`.simulator_updates`: the simulator's RWR update by its own trainer, with its checkpoints;
-5. :mod:`.telemetry`: timers, metrics and text samples.
+5. :func:`.epoch.plan_batch`: the batch's generated / replayed / base mix -> ``BatchPlan`` (pure), and
+   the replayed and base tasks' attempts;
+6. the agent prepares the batch (advantages, old and reference log-probs) -> ``EpochResult``.
 
-:class:`callbacks.coevolution.CoEvolutionCallback` wires them to the agent's Lightning hooks.
+Around the epoch: :mod:`.results` (the agent's latest results per family, which the simulator's prompts
+read), :mod:`.simulator_updates` (the simulator's RWR update, after the agent's), :mod:`.telemetry`
+(timers, metrics, text samples), :mod:`.checkpoint` and :mod:`.empty_epochs`.
+:class:`lightning_genenv.callbacks.coevolution.CoEvolutionCallback` wires them to the agent's Lightning hooks.
 
-Deliberately left out: the agent's batch preparation (advantages, old and reference log-probs:
-:meth:`lightning_genenv.agent.AgentModule.prepare_groups`) and the pools (the data module).
+Deliberately left out: the agent's batch preparation itself
+(:meth:`lightning_genenv.agent.AgentModule.prepare_groups`) and the pools (:mod:`lightning_genenv.pools`).
 """
 
 from lightning_genenv.coevolution.attempts import Attempts, attempt
 from lightning_genenv.coevolution.curriculum import Curriculum, TaskScore, env_record, score_tasks
+from lightning_genenv.coevolution.epoch import BatchPlan, EpochResult, plan_batch, run_epoch
+from lightning_genenv.coevolution.results import LatestResults, family_results
 from lightning_genenv.coevolution.simulator_updates import SimulatorUpdates
 from lightning_genenv.coevolution.sources import NewTasks, NoSource, SimulatorSource, StaticSource, task_source
 from lightning_genenv.coevolution.telemetry import (
-                                                    Timers,
-                                                    log_metrics,
-                                                    log_samples,
-                                                    new_task_metrics,
-                                                    rollout_metrics,
-                                                    write_validation,
+    Timers,
+    log_metrics,
+    log_samples,
+    new_task_metrics,
+    rollout_metrics,
+    write_validation,
 )
 
-__all__ = ["Attempts", "Curriculum", "NewTasks", "NoSource", "SimulatorSource", "SimulatorUpdates", "StaticSource",
-           "TaskScore", "Timers", "attempt", "env_record", "log_metrics", "log_samples", "new_task_metrics",
-           "rollout_metrics", "score_tasks", "task_source", "write_validation"]
+__all__ = ["Attempts", "BatchPlan", "Curriculum", "EpochResult", "LatestResults", "NewTasks", "NoSource",
+           "SimulatorSource", "SimulatorUpdates", "StaticSource", "TaskScore", "Timers", "attempt", "env_record",
+           "family_results", "log_metrics", "log_samples", "new_task_metrics", "plan_batch", "rollout_metrics",
+           "run_epoch", "score_tasks", "task_source", "write_validation"]

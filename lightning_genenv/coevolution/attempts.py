@@ -1,6 +1,6 @@
-"""Step 3 of an epoch: the agent's attempts, ``agent.num_generations`` per task, scored with ``R_agent`` (the
-task's check, or the ``agent.reward_funcs`` plug-ins, whose values each group keeps:
-:mod:`lightning_genenv.reward_funcs`).
+"""Steps 3 and 5 of an epoch (:func:`~.epoch.run_epoch`): the agent's attempts, ``agent.num_generations``
+per task, scored with ``R_agent`` (the task's check, or the ``agent.reward_funcs`` plug-ins, whose values
+each group keeps: :mod:`lightning_genenv.reward_funcs`).
 
 Each rank attempts its round-robin share of the tasks through the agent's rollout engine; the
 scored groups are gathered, so every rank holds all of them in the tasks' order. These groups are
@@ -17,22 +17,23 @@ from dataclasses import dataclass
 from typing import Callable
 
 from lightning_genenv.coevolution import telemetry
-from lightning_genenv.data import Group
 from lightning_genenv.distributed import gather, shard
 from lightning_genenv.reward_funcs import score_attempt
 from lightning_genenv.rollout import RolloutEngine, SamplingParams
 from lightning_genenv.tasks import Task
+from lightning_genenv.values import Group
 
 
 @dataclass(frozen=True)
 class Attempts:
     groups: list[Group]  # one per task, in the tasks' order
+    sampling_s: float  # seconds this rank spent on everything else: encoding, sampling, gathering
     scoring_s: float  # seconds this rank spent computing R_agent
 
 
 def attempt(engine: RolloutEngine, encode: Callable[[Task], list[int]], tasks: list[Task], agent_cfg) -> Attempts:
     """``num_generations`` samples of every task's prompt (``encode(task)``), each scored."""
-    cfg = agent_cfg
+    cfg, start = agent_cfg, telemetry.clock()
     prompts = [encode(t) for t in tasks]
     params = SamplingParams(n=cfg.num_generations, temperature=cfg.temperature, top_p=cfg.top_p,
                             max_new_tokens=cfg.max_completion_length)
@@ -47,7 +48,8 @@ def attempt(engine: RolloutEngine, encode: Callable[[Task], list[int]], tasks: l
                             completion_ids=[s.completion_ids for s in samples],
                             logprobs=[s.logprobs for s in samples],
                             truncated=[s.truncated for s in samples], texts=[s.text for s in samples]))
-    return Attempts(gather(groups, _group_to_json, _group_from_json), scoring)
+    groups = gather(groups, _group_to_json, _group_from_json)
+    return Attempts(groups, telemetry.clock() - start - scoring, scoring)
 
 
 def _group_to_json(g: Group) -> dict:

@@ -1,7 +1,7 @@
 """The agent's side of an exact resume: ``checkpoints/last.ckpt``, checkpoint checksums, and the RNGs.
 
 :func:`save_last` writes the agent trainer's full checkpoint (weights, optimizer, loops, callback
-states, the data module's pools) to a temp file, fsyncs it, writes its SHA-256 next to it
+states with the pools) to a temp file, fsyncs it, writes its SHA-256 next to it
 (:func:`seal`: ``<name>.sha256``) and renames both, so a kill never leaves a torn checkpoint.
 :func:`verify` checks a checkpoint before it is loaded: a ZIP archive whole to its end (what
 ``torch.save`` writes), and equal to its ``.sha256`` (or to a sealed ``.<name>.sha256.tmp``: a kill

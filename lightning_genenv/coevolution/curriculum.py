@@ -8,7 +8,7 @@ generations that passed, with self-normalized RWR weights); the groups that join
 (those that passed, nearest to ``α`` first, at most ``share``); and the epoch's statistics. Nothing
 is changed in place.
 
-Deliberately left out: the pools themselves (the data module appends to them) and cumulative
+Deliberately left out: the pools themselves (the callback appends to them) and cumulative
 counts across epochs (the callback keeps those, in its checkpointed state).
 """
 
@@ -18,10 +18,10 @@ from dataclasses import dataclass
 
 import torch
 
-from lightning_genenv.data import Group, SimRecord
 from lightning_genenv.generation import GeneratedTask
 from lightning_genenv.metrics import mean
 from lightning_genenv.rewards import ENV_REWARDS, effective_sample_size, passes_filter, rwr_weights, success_rate
+from lightning_genenv.values import Group, SimRecord
 
 
 @dataclass(frozen=True)

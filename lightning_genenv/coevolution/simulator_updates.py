@@ -20,7 +20,7 @@ import lightning as L
 from torch.utils.data import DataLoader
 
 from lightning_genenv.coevolution.checkpoint import seal, sidecar, verify
-from lightning_genenv.data import SimRecord, collate_generations
+from lightning_genenv.values import SimRecord, collate_generations
 
 
 class SimulatorUpdates:

@@ -1,4 +1,4 @@
-"""Step 2 of an epoch: where the new tasks come from (``curriculum.task_source``).
+"""Step 2 of an epoch (:func:`~.epoch.run_epoch`): where the new tasks come from (``curriculum.task_source``).
 
 * ``simulator``: the simulator writes ``simulator.num_variations`` tasks per seed, conditioned on
   the agent's latest results per family; each rank writes from its share of the seeds and the
@@ -9,16 +9,24 @@
 Each returns :class:`NewTasks`: every new task of the epoch, valid or not, as
 :class:`~lightning_genenv.generation.GeneratedTask`.
 
-Deliberately left out: retrying invalid generations (their rate is a training signal and a metric).
+Every source is given what it reads: the simulator's source the few-shot pool and the agent's latest
+results (:class:`~.results.LatestResults`), the static source its task set; each call, the epoch's
+seeds, the epoch and the epoch's RNG.
+
+Deliberately left out: retrying invalid generations (their rate is a training signal and a metric)
+and loading the static set (:meth:`lightning_genenv.data.GenEnvDataModule.load_static`).
 """
 
 from __future__ import annotations
 
+import random
 from collections import Counter
 from dataclasses import dataclass
 
+from lightning_genenv.coevolution.results import LatestResults
 from lightning_genenv.distributed import gather, shard
 from lightning_genenv.generation import GeneratedTask, static_records, write_tasks
+from lightning_genenv.prompts import family_examples
 from lightning_genenv.tasks import Task
 
 
@@ -40,40 +48,43 @@ class NewTasks:
 
 
 class SimulatorSource:
-    """The simulator writes variations of the seeds through its rollout engine."""
+    """The simulator writes variations of the seeds through its rollout engine, with few-shot examples
+    of each seed's family from ``shot_pool`` and conditioned on the agent's latest ``results``."""
 
-    def __init__(self, rollouts, tokenizer, sim_cfg, alpha: float, dm):
-        self.rollouts, self.tokenizer, self.cfg, self.alpha, self.dm = rollouts, tokenizer, sim_cfg, alpha, dm
+    def __init__(self, rollouts, tokenizer, sim_cfg, alpha: float, shot_pool: list[Task], results: LatestResults):
+        self.rollouts, self.tokenizer, self.cfg, self.alpha = rollouts, tokenizer, sim_cfg, alpha
+        self.shot_pool, self.results = shot_pool, results
 
-    def new_tasks(self, seeds: list[Task], epoch: int) -> NewTasks:
-        dm = self.dm
+    def new_tasks(self, seeds: list[Task], epoch: int, rng: random.Random) -> NewTasks:
         local = write_tasks(self.rollouts.simulator, self.tokenizer, shard(seeds),
-                            lambda s: dm.family_examples(s, self.cfg.num_examples), self.cfg, epoch, Counter(),
-                            results_for=dm.family_results, alpha=self.alpha)
+                            lambda s: family_examples(s, self.shot_pool, self.cfg.num_examples), self.cfg, epoch,
+                            Counter(), results_for=self.results.get, alpha=self.alpha)
         return NewTasks(gather(local, GeneratedTask.to_json, GeneratedTask.from_json))
 
 
 class StaticSource:
-    """A sample of ``seeds_per_epoch x num_variations`` tasks of the data module's fixed set."""
+    """A sample of ``count`` tasks of a fixed set, drawn with the epoch's RNG."""
 
-    def __init__(self, dm, count: int):
-        self.dm, self.count = dm, count
+    def __init__(self, tasks: list[Task], count: int):
+        if not tasks:
+            raise ValueError("the static task source needs a non-empty task set")
+        self.tasks, self.count = tasks, count
 
-    def new_tasks(self, seeds: list[Task], epoch: int) -> NewTasks:
-        tasks = self.dm.static_tasks
-        return NewTasks(static_records(self.dm.rng.sample(tasks, min(self.count, len(tasks))), epoch))
+    def new_tasks(self, seeds: list[Task], epoch: int, rng: random.Random) -> NewTasks:
+        return NewTasks(static_records(rng.sample(self.tasks, min(self.count, len(self.tasks))), epoch))
 
 
 class NoSource:
-    def new_tasks(self, seeds: list[Task], epoch: int) -> NewTasks:
+    def new_tasks(self, seeds: list[Task], epoch: int, rng: random.Random) -> NewTasks:
         return NewTasks([])
 
 
-def task_source(cfg, dm, rollouts, sim_tokenizer):
+def task_source(cfg, rollouts, sim_tokenizer, shot_pool: list[Task], static_tasks: list[Task],
+                results: LatestResults):
     """The task source that ``curriculum.task_source`` names."""
     source = cfg.curriculum.task_source
     if source == "simulator":
-        return SimulatorSource(rollouts, sim_tokenizer, cfg.simulator, cfg.curriculum.alpha, dm)
+        return SimulatorSource(rollouts, sim_tokenizer, cfg.simulator, cfg.curriculum.alpha, shot_pool, results)
     if source == "static":
-        return StaticSource(dm, cfg.data.seeds_per_epoch * cfg.simulator.num_variations)
+        return StaticSource(static_tasks, cfg.data.seeds_per_epoch * cfg.simulator.num_variations)
     return NoSource()

@@ -23,11 +23,11 @@ from contextlib import contextmanager
 import torch
 
 from lightning_genenv.coevolution.curriculum import TaskScore
-from lightning_genenv.data import Group
 from lightning_genenv.generation import GeneratedTask
 from lightning_genenv.metrics import group_reward_stats, mean
 from lightning_genenv.reward_funcs import reward_metrics
 from lightning_genenv.tasks import write_jsonl_atomic
+from lightning_genenv.values import Group
 
 clock = time.perf_counter  # bench/epoch_profile.py swaps in the process's CPU time
 

@@ -70,11 +70,14 @@ def _setup(tmp_path, sim_texts, agent_engine, extra=()):
     cfg = compose(["model=tiny", "data.families=[weather]", "data.seeds_per_epoch=2",
                    "simulator.num_variations=3", "data.tasks_per_epoch=6", "agent.groups_per_step=2",
                    "agent.num_generations=4", f"run_dir={tmp_path}", *extra])
-    dm = GenEnvDataModule(cfg.data, cfg.agent, pad_id=0, run_dir=tmp_path)
+    dm = GenEnvDataModule(cfg.data, cfg.agent, pad_id=0)
     dm.setup()
     rollouts = Rollouts.of(agent_engine, ScriptedEngine(sim_texts))
     cb = CoEvolutionCallback(cfg, dm, rollouts, FakePolicy(), sim_trainer=None)
-    return cfg, dm, cb, FakePolicy(cfg)
+    agent = FakePolicy(cfg)
+    if dm.layout().problem(cfg.data.seeds_per_epoch, len(dm.base)) is None:
+        cb.setup(FakeTrainer(), agent, "fit")
+    return cfg, dm, cb, agent
 
 
 class FakeTrainer:
@@ -124,7 +127,7 @@ def test_p_hat_renv_filter_and_weights(tmp_path):
     kept = [r["r_env"] for r in env if r["trained_on"]]
     expected = [math.exp(r) / sum(math.exp(x) for x in kept) * 5 for r in kept]
     assert w == pytest.approx(expected)
-    generated = [r for r in dm.d_train if r["source"] == "generated"]
+    generated = [r for r in cb.pools.d_train if r["source"] == "generated"]
     assert len(generated) == 5
     # the p-hat attempts are the GRPO groups (nothing rolled out twice): every valid generated task is
     # attempted once, the 5 that passed the filter join the batch nearest to α first, and one base task
@@ -155,7 +158,7 @@ def test_replay_comes_from_earlier_epochs_and_generated_fraction_caps_the_share(
                                  ["data.generated_fraction=0.5", "data.replay_per_epoch=2"])
     trainer = FakeTrainer()
     cb.on_train_epoch_start(trainer, policy)
-    epoch0 = {r["task"]["id"] for r in dm.d_train if r["source"] == "generated"}
+    epoch0 = {r["task"]["id"] for r in cb.pools.d_train if r["source"] == "generated"}
     assert epoch0 and all(g.task.source != "seed" for g in dm.epoch_groups[:3])
     assert [g.task.source for g in dm.epoch_groups[3:]] == ["seed"] * 3
     trainer.current_epoch = 1
@@ -190,7 +193,8 @@ def test_simulator_checkpoint_is_restored_at_train_start_after_the_callback_stat
     cb = CoEvolutionCallback(cfg, None, Rollouts.of(None, None), FakePolicy(), sim_trainer=sim_trainer)
     (tmp_path / "checkpoints").mkdir()
     torch.save({}, tmp_path / "checkpoints" / "simulator-1.ckpt")  # a whole archive (a damaged one is refused)
-    cb.load_state_dict({"sim_epochs": 1, "invalid": {}, "num_generated_used": 0, "rng": rng_state()})
+    cb.load_state_dict({"sim_epochs": 1, "invalid": {}, "num_generated_used": 0, "rng": rng_state(),
+                        "pools": cb.pools.state_dict(), "results": {}})
     trainer = FakeTrainer()
     trainer.global_step, trainer.strategy = 2, type("Strategy", (), {"root_device": "cpu"})()
     cb.on_train_start(trainer, FakePolicy(cfg))

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from callbacks.console import epoch_reward, silence_third_party, summary_line
+from lightning_genenv.callbacks.console import epoch_reward, silence_third_party, summary_line
 from tests.shrunk import TINY_ARGS
 
 ROOT = Path(__file__).resolve().parents[2]

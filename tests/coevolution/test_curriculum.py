@@ -7,9 +7,9 @@ import pytest
 
 from lightning_genenv.coevolution import env_record, score_tasks
 from lightning_genenv.config import compose
-from lightning_genenv.data import Group
 from lightning_genenv.generation import GeneratedTask
 from lightning_genenv.tasks import Task
+from lightning_genenv.values import Group
 
 
 def _task(i):

@@ -1,8 +1,8 @@
 """The epoch's rollout metrics as a pure function of its groups."""
 
 from lightning_genenv.coevolution.telemetry import rollout_metrics
-from lightning_genenv.data import Group
 from lightning_genenv.tasks import Task
+from lightning_genenv.values import Group
 
 
 def _group(i, rewards):

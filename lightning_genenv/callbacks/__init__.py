@@ -1,0 +1,2 @@
+"""Lightning callbacks: the co-evolution epoch (:mod:`.coevolution`), the console, HF checkpoints and
+benchmark validation."""

@@ -1,0 +1,136 @@
+"""One co-evolution epoch as one function, read top to bottom: :func:`run_epoch`.
+
+1. ``seeds``: ``data.seeds_per_epoch`` base tasks, drawn with the epoch's RNG;
+2. ``new``: the task source's new tasks (:mod:`.sources`) -> :class:`~.sources.NewTasks`;
+3. ``attempted``: the agent's scored attempts at every valid new task (:mod:`.attempts`);
+4. ``curriculum``: ``p̂``, ``R_env``, the filter, the ``D_train`` records, the simulator's RWR set and the
+   generated groups kept for the batch (:func:`~.curriculum.score_tasks`, pure);
+5. ``plan``: how many generated, replayed and base groups fill ``data.tasks_per_epoch``
+   (:func:`plan_batch`, pure); the replayed and base tasks are drawn and attempted (``filled``);
+6. ``groups``: the batch, prepared by the agent (advantages, old and reference log-probs).
+
+It returns :class:`EpochResult`, every value the epoch made, and changes nothing it is given but the
+epoch's RNG (and the engines' own sampling state): the caller commits the new pool records and
+results, hands the groups to the trainer and logs (:mod:`lightning_genenv.callbacks.coevolution`).
+
+Deliberately left out: reseeding (the caller seeds every RNG from ``(seed, epoch)`` first), the
+agent's update, the simulator's update (:mod:`.simulator_updates`) and logging (:mod:`.telemetry`).
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Callable
+
+from lightning_genenv.coevolution.attempts import attempt
+from lightning_genenv.coevolution.curriculum import Curriculum, env_record, score_tasks
+from lightning_genenv.coevolution.results import family_results
+from lightning_genenv.coevolution.sources import NewTasks
+from lightning_genenv.coevolution.telemetry import Timers, new_task_metrics, rollout_metrics
+from lightning_genenv.prompts import FamilyResults
+from lightning_genenv.rollout import RolloutEngine
+from lightning_genenv.tasks import Task
+from lightning_genenv.values import Group
+
+
+@dataclass(frozen=True)
+class BatchPlan:
+    """How ``data.tasks_per_epoch`` groups are made up, in this order."""
+
+    generated: int  # this epoch's new tasks that passed the filter (nearest to α first)
+    replay: int  # generated tasks of earlier epochs, from D_train
+    base: int  # base seed tasks: the rest
+
+    @property
+    def total(self) -> int:
+        return self.generated + self.replay + self.base
+
+
+def generated_share(tasks_per_epoch: int, generated_fraction: float) -> int:
+    """The most groups of the batch that generated tasks (new and replayed) may fill: the paper's mix."""
+    return round(generated_fraction * tasks_per_epoch)
+
+
+def plan_batch(tasks_per_epoch: int, generated_fraction: float, replay_per_epoch: int, num_kept: int,
+               num_replayable: int, num_base: int) -> BatchPlan:
+    """The batch's mix: the ``num_kept`` new generated groups, then up to ``replay_per_epoch`` replayed
+    ones (of ``num_replayable``) while the generated share lasts, then base tasks (of ``num_base``)."""
+    share = generated_share(tasks_per_epoch, generated_fraction)
+    if not 0 <= num_kept <= share:
+        raise ValueError(f"{num_kept} kept generated groups; the generated share of the batch is {share} "
+                         f"(data.generated_fraction={generated_fraction} of data.tasks_per_epoch={tasks_per_epoch})")
+    if min(replay_per_epoch, num_replayable, num_base) < 0:
+        raise ValueError(f"negative counts: replay_per_epoch={replay_per_epoch}, replayable={num_replayable}, "
+                         f"base={num_base}")
+    replay = min(replay_per_epoch, share - num_kept, num_replayable)
+    base = tasks_per_epoch - num_kept - replay
+    if base > num_base:
+        raise ValueError(f"the base set has {num_base} tasks, fewer than the {base} that fill "
+                         f"data.tasks_per_epoch={tasks_per_epoch}")
+    return BatchPlan(num_kept, replay, base)
+
+
+@dataclass(frozen=True)
+class EpochResult:
+    """Everything one epoch made, for the caller to commit and log."""
+
+    new: NewTasks  # step 2
+    attempted: list[Group]  # step 3: one per valid new task
+    curriculum: Curriculum  # step 4
+    plan: BatchPlan  # step 5
+    filled: list[Group]  # step 5: the replayed tasks' groups, then the base tasks'
+    groups: list[Group]  # step 6: the batch, prepared, in the order every rank shares
+    results: dict[str, FamilyResults]  # this epoch's attempts, per family (the simulator's next prompts)
+    env_records: list[dict]  # one D_env record per new task
+    times: dict[str, float]  # seconds per phase
+
+    @property
+    def train_records(self) -> list[dict]:
+        return self.curriculum.train_records
+
+    def metrics(self, num_generations: int) -> dict[str, float]:
+        """The epoch's rollout, new-task and curriculum metrics."""
+        replay, base = self.filled[:self.plan.replay], self.filled[self.plan.replay:]
+        metrics = rollout_metrics(self.attempted, self.curriculum.kept, replay, base, num_generations,
+                                  self.times["agent_rollouts"])
+        metrics.update(new_task_metrics(self.new.records, self.times["generate_tasks"]))
+        metrics.update(self.curriculum.stats)
+        return metrics
+
+
+def run_epoch(epoch: int, cfg, source, engine: RolloutEngine, encode: Callable[[Task], list[int]],
+              prepare: Callable[[list[Group]], list[Group]], base: list[Task], replayable: list[dict],
+              rng: random.Random) -> EpochResult:
+    """One epoch's data for the agent and the simulator.
+
+    ``cfg``: the composed config (``data``, ``agent``, ``curriculum``, ``simulator.lam``); ``source``: the
+    task source (:func:`~.sources.task_source`); ``engine``: the agent's rollout engine; ``encode``: a
+    task's prompt ids; ``prepare``: the agent's batch preparation; ``base``: the base seed tasks;
+    ``replayable``: the ``D_train`` records that may be replayed (:meth:`~lightning_genenv.pools.Pools.replayable`);
+    ``rng``: the epoch's sampler, seeded from ``(data.seed, epoch)``."""
+    data, timers = cfg.data, Timers()
+    seeds = rng.sample(base, min(data.seeds_per_epoch, len(base)))  # 1
+    with timers.phase("generate_tasks"):
+        new = source.new_tasks(seeds, epoch, rng)  # 2
+
+    attempted = attempt(engine, encode, [r.task for r in new.valid()], cfg.agent)  # 3
+    share = generated_share(data.tasks_per_epoch, data.generated_fraction)
+    curriculum = score_tasks(new.records, attempted.groups, cfg.curriculum, cfg.agent.success_threshold,
+                             cfg.simulator.lam, share)  # 4
+
+    plan = plan_batch(data.tasks_per_epoch, data.generated_fraction, data.replay_per_epoch,
+                      len(curriculum.kept), len(replayable), len(base))  # 5
+    replay = [Task.from_dict(r["task"]) for r in rng.sample(replayable, plan.replay)]
+    filled = attempt(engine, encode, replay + rng.sample(base, plan.base), cfg.agent)
+    for a in (attempted, filled):
+        timers.add("agent_rollouts", a.sampling_s)
+        timers.add("reward_scoring", a.scoring_s)
+
+    with timers.phase("prepare_groups"):
+        groups = prepare(curriculum.kept + filled.groups)  # 6
+    return EpochResult(new=new, attempted=attempted.groups, curriculum=curriculum, plan=plan, filled=filled.groups,
+                       groups=groups,
+                       results=family_results(attempted.groups + filled.groups, cfg.agent.success_threshold),
+                       env_records=[env_record(r, s) for r, s in zip(new.records, curriculum.scores)],
+                       times=timers.times)

@@ -1,0 +1,96 @@
+"""One epoch as one function: the batch plan on values, and run_epoch with a scripted agent engine."""
+
+import random
+
+import pytest
+
+from lightning_genenv.coevolution.epoch import BatchPlan, generated_share, plan_batch, run_epoch
+from lightning_genenv.coevolution.sources import NoSource, StaticSource
+from lightning_genenv.config import compose
+from lightning_genenv.prompts import gold_completion
+from lightning_genenv.rollout import Sample
+from lightning_genenv.tasks import Task
+
+
+@pytest.mark.parametrize("kept,replayable,expected", [
+    (0, 0, BatchPlan(0, 0, 8)),  # no generated task at all: base tasks only
+    (2, 10, BatchPlan(2, 2, 4)),  # replay up to replay_per_epoch
+    (3, 10, BatchPlan(3, 1, 4)),  # ... while the generated share (4 of 8) lasts
+    (4, 10, BatchPlan(4, 0, 4)),  # the share is full: no replay
+    (1, 1, BatchPlan(1, 1, 6)),  # fewer replayable tasks than asked for
+])
+def test_plan_batch_mix(kept, replayable, expected):
+    plan = plan_batch(tasks_per_epoch=8, generated_fraction=0.5, replay_per_epoch=2, num_kept=kept,
+                      num_replayable=replayable, num_base=20)
+    assert plan == expected and plan.total == 8
+
+
+def test_plan_batch_share_rounds_and_refuses_bad_input():
+    assert generated_share(6, 0.5) == 3 and generated_share(8, 0.3) == 2 and generated_share(8, 1.0) == 8
+    assert plan_batch(8, 1.0, 8, 5, 10, 8) == BatchPlan(5, 3, 0)
+    with pytest.raises(ValueError, match="5 kept generated groups; the generated share of the batch is 4"):
+        plan_batch(8, 0.5, 2, 5, 10, 20)
+    with pytest.raises(ValueError, match="the base set has 3 tasks, fewer than the 6"):
+        plan_batch(8, 0.5, 2, 2, 0, 3)
+    with pytest.raises(ValueError, match="negative counts"):
+        plan_batch(8, 0.5, -1, 0, 0, 20)
+
+
+class Engine:
+    """Solves the tasks whose ids are in ``solve`` on every sample, and no other."""
+
+    def __init__(self, tasks, solve):
+        self.tasks, self.solve, self.calls = tasks, solve, []
+
+    def generate(self, prompts, params, desc=None):
+        tasks = self.tasks[-len(prompts):]  # the encoder records each task it encodes
+        self.calls.append(len(prompts))
+        return [[Sample(prompt_ids=p, completion_ids=[1], logprobs=[-1.0], truncated=False,
+                        text=gold_completion(t) if t.id in self.solve else "wrong") for _ in range(params.n)]
+                for p, t in zip(prompts, tasks)]
+
+
+def _task(i, source="seed", epoch=None):
+    return Task(id=f"t{i}", family="qa", question=f"q{i}?", check="exact", answer=str(i), source=source, epoch=epoch)
+
+
+def test_run_epoch_values_in_values_out():
+    """A static set of 4 tasks, one solved: it fails the filter (p-hat 1) like the three unsolved (p-hat 0);
+    the batch is then filled from replay (one earlier generated task) and base tasks, and prepared."""
+    cfg = compose(["model=tiny", "data.tasks_per_epoch=4", "data.seeds_per_epoch=2", "data.replay_per_epoch=1",
+                   "data.generated_fraction=0.5", "agent.num_generations=2", "simulator.num_variations=2",
+                   "curriculum=static", "curriculum.band=0.3"])
+    base = [_task(i) for i in range(10)]
+    static = [_task(i, "generated") for i in range(100, 104)]
+    replayable = [{"task": _task(50, "generated", 0).to_dict(), "source": "generated", "epoch": 0}]
+    encoded = []
+    engine = Engine(encoded, solve={"t100", "t1", "t50"})
+    prepared = []
+    result = run_epoch(1, cfg, StaticSource(static, 4), engine, lambda t: encoded.append(t) or [7],
+                       lambda gs: prepared.append(gs) or gs, base, replayable, random.Random(0))
+    assert len(result.new.records) == 4 and len(result.attempted) == 4
+    assert sorted(s.p_hat for s in result.curriculum.scores) == [0.0, 0.0, 0.0, 1.0]
+    assert result.curriculum.kept == [] and result.train_records == []  # k_min and the band keep none
+    assert result.plan == BatchPlan(0, 1, 3)
+    assert [g.task.id for g in result.filled][0] == "t50" and len(result.groups) == 4
+    assert prepared == [result.groups] and engine.calls == [4, 4]
+    assert [r["p_hat"] for r in result.env_records] == [s.p_hat for s in result.curriculum.scores]
+    assert set(result.results) == {"qa"} and result.results["qa"].attempts == 16
+    assert {"generate_tasks", "agent_rollouts", "reward_scoring", "prepare_groups"} <= set(result.times)
+    metrics = result.metrics(cfg.agent.num_generations)
+    assert metrics["rollout/num_tasks/replay"] == 1.0 and metrics["rollout/num_tasks/base"] == 3.0
+    seen = []
+    again = run_epoch(1, cfg, StaticSource(static, 4), Engine(seen, set()), lambda t: seen.append(t) or [7],
+                      lambda gs: gs, base, replayable, random.Random(0))
+    assert [g.task.id for g in again.groups] == [g.task.id for g in result.groups]  # the RNG decides the draw
+
+
+def test_run_epoch_without_new_tasks_is_plain_grpo_on_base_tasks():
+    cfg = compose(["model=tiny", "data.tasks_per_epoch=4", "data.seeds_per_epoch=2", "agent.num_generations=2",
+                   "curriculum=none"])
+    base = [_task(i) for i in range(6)]
+    seen = []
+    result = run_epoch(0, cfg, NoSource(), Engine(seen, set()), lambda t: seen.append(t) or [7], lambda gs: gs, base,
+                       [], random.Random(0))
+    assert result.new.records == [] and result.attempted == [] and result.plan == BatchPlan(0, 0, 4)
+    assert len(result.groups) == 4 and all(g.task.source == "seed" for g in result.groups)
