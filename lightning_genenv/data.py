@@ -37,7 +37,7 @@ from lightning_genenv.layout import BatchLayout, epoch_seed
 from lightning_genenv.pools import POOLS, PoolLog
 from lightning_genenv.prompts import FamilyResults, family_examples
 from lightning_genenv.rewards import success_rate
-from lightning_genenv.seed_loading import limit_base, load_seeds
+from lightning_genenv.seed_loading import limit_base, load_seeds, validation_subset
 from lightning_genenv.tasks import DataError, Skipped, Task, iter_jsonl, read_tasks
 
 
@@ -151,10 +151,12 @@ class GenEnvDataModule(L.LightningDataModule):
         self.committed = {p: 0 for p in POOLS}  # records of each pool already in the log
         self.repairs: list[dict] = []  # what resuming did to the pool log
         self.rng = random.Random(data_cfg.seed)
+        self.base_order: list[Task] = []  # this epoch's base tasks, in a stream of their own (reseed)
         self.skipped = Skipped()  # invalid records in user data files, by reason (and first lines)
         self.base: list[Task] = []  # the seeds trained on (data.num_train of them)
         self.shot_pool: list[Task] = []  # every loaded seed: the few-shot and simulator examples
-        self.val: list[Task] = []
+        self.val: list[Task] = []  # the whole validation set (step 0 and the last epoch)
+        self.val_subset: list[Task] = []  # the fixed subset validated after the other epochs (data.num_val_subset)
         self.d_train: list[dict] = []
         self.d_env: list[dict] = []
         self.results: dict[str, dict] = {}  # family -> the agent's latest results (FamilyResults as JSON)
@@ -167,6 +169,7 @@ class GenEnvDataModule(L.LightningDataModule):
         if self._loaded:
             return
         self.shot_pool, self.val = load_seeds(self.cfg, self.skipped, self.benchmarks_root)
+        self.val_subset = validation_subset(self.val, self.cfg.num_val_subset, self.cfg.seed)
         self.base = limit_base(self.shot_pool, self.cfg.num_train, self.cfg.seed)
         self.d_train = [{"task": t.to_dict(), "source": "seed"} for t in self.base]
         self._loaded = True
@@ -224,8 +227,19 @@ class GenEnvDataModule(L.LightningDataModule):
         self.d_env.extend(records)
 
     def reseed(self, epoch: int) -> None:
-        """Seed and replay sampling from ``(data.seed, epoch)`` alone, so a resumed epoch draws alike."""
+        """Seed and replay sampling from ``(data.seed, epoch)`` alone, so a resumed epoch draws alike; the
+        base tasks' order has a stream of its own (:meth:`base_tasks`)."""
         self.rng = random.Random(epoch_seed(self.cfg.seed, epoch))
+        self.base_order = random.Random(f"base:{epoch_seed(self.cfg.seed, epoch)}").sample(self.base, len(self.base))
+
+    def base_tasks(self, k: int) -> list[Task]:
+        """The first ``k`` base tasks of the epoch's order (:meth:`reseed`). The order depends on
+        ``(data.seed, epoch)`` and nothing else drawn (not the simulator's seeds, the static set's sample or
+        replay, which share ``rng``), so runs that differ only in the setting (GenEnv, Random, Static, plain
+        GRPO) train on the same base tasks in the same order, one a prefix of the other: paired (issue 28)."""
+        if not self.base_order:
+            raise RuntimeError("base_tasks before reseed(epoch)")
+        return self.base_order[:k]
 
     def save_pools(self, epoch: int) -> dict:
         """Append this epoch's new records to the pool log and commit them (rank 0 only)."""

@@ -117,7 +117,7 @@ def test_num_train_keeps_every_family_and_is_deterministic():
     from lightning_genenv.seeds import embedded_seeds
     from lightning_genenv.tasks import DataError
 
-    base, _ = embedded_seeds(seed=0, val_fraction=0.15)
+    base, _ = embedded_seeds(seed=0, val_fraction=0.15, num_held_out=0)
     families = Counter(t.family for t in base)
     kept = limit_base(base, 28, seed=0)
     assert len(kept) == 28 and Counter(t.family for t in kept) == {f: 2 for f in families}
