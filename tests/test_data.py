@@ -128,3 +128,99 @@ def test_num_train_keeps_every_family_and_is_deterministic():
     assert limit_base(base, 0, seed=0) == base and limit_base(base, 10_000, seed=0) == base
     with pytest.raises(DataError, match="every one of the 14 task families"):
         limit_base(base, 13, seed=0)
+
+
+def _made(overrides=()):
+    cfg = compose(["model=tiny", *overrides])
+    dm = GenEnvDataModule(cfg.data, cfg.agent, pad_id=0)
+    dm.setup()
+    return cfg, dm
+
+
+def test_validation_subset_is_fixed_family_complete_and_inside_the_whole_set():
+    from collections import Counter
+
+    from lightning_genenv.seed_loading import validation_subset
+    from lightning_genenv.tasks import DataError
+
+    cfg, dm = _made()
+    families = {t.family for t in dm.val}
+    assert len(dm.val) == cfg.data.num_held_out and len(families) == 14
+    assert len(dm.val_subset) == cfg.data.num_val_subset
+    assert {t.family for t in dm.val_subset} == families
+    assert set(Counter(t.family for t in dm.val_subset).values()) == {cfg.data.num_val_subset // 14}
+    assert all(t in dm.val for t in dm.val_subset)
+    assert [t.id for t in _made()[1].val_subset] == [t.id for t in dm.val_subset]  # fixed for a seed
+    # fixed across settings of one seed, and its own stream: another seed picks another subset
+    assert [t.id for t in _made(["experiment=base_grpo"])[1].val_subset] == [t.id for t in dm.val_subset]
+    assert [t.id for t in validation_subset(dm.val, 42, seed=1)] != [t.id for t in dm.val_subset]
+    assert validation_subset(dm.val, 0, seed=0) == dm.val and validation_subset(dm.val, 500, seed=0) == dm.val
+    with pytest.raises(DataError, match="num_val_subset=13 cannot keep every one of the 14 families"):
+        validation_subset(dm.val, 13, seed=0)
+    assert _made(["data.num_val_subset=0"])[1].val_subset == _made(["data.num_val_subset=0"])[1].val
+
+
+def test_bad_held_out_counts_are_refused_in_one_line():
+    from lightning_genenv.config import ConfigError
+    from lightning_genenv.tasks import DataError
+
+    with pytest.raises(ConfigError, match="num_held_out"):
+        compose(["data.num_held_out=-1"])
+    with pytest.raises(ConfigError, match="num_val_subset"):
+        compose(["data.num_val_subset=-2"])
+    with pytest.raises(DataError, match="data.num_held_out=20: 20 held-out tasks are fewer than the 46"):
+        _made(["data.num_held_out=20"])
+    assert len(_made(["data.num_held_out=0"])[1].val) == 46  # the split's held-out tasks alone
+
+
+def _epoch0_draws(cfg, dm, static_tasks) -> list:
+    """What the co-evolution callback draws before an epoch's base tasks, for the setting ``cfg`` names: the
+    simulator's seeds (every setting), the static set's sample (GenEnv-Static) and replay."""
+    from lightning_genenv.coevolution.sources import task_source
+
+    dm.reseed(0)
+    dm.static_tasks = static_tasks
+    source = task_source(cfg, dm, rollouts=None, sim_tokenizer=None)
+    seeds = dm.sample_seeds(cfg.data.seeds_per_epoch)
+    if cfg.curriculum.task_source != "simulator":  # the simulator's source writes through an engine
+        source.new_tasks(seeds, 0)
+    dm.replay_tasks(cfg.data.replay_per_epoch, before_epoch=0)
+    return seeds
+
+
+SETTINGS = {"genenv": [], "random": ["experiment=genenv_random"], "static": ["experiment=genenv_static"],
+            "grpo": ["experiment=base_grpo"]}
+
+
+def test_settings_of_one_seed_share_the_epoch0_state():
+    """GenEnv, GenEnv-Random, GenEnv-Static and plain GRPO with one seed: the same held-out set and subset, the same
+    initial agent weights, and the same base tasks in the same order at epoch 0, although the settings draw
+    differently before them (the static set's sample, how many generated tasks fill the batch); another seed
+    draws other base tasks."""
+    import lightning as L
+
+    from lightning_genenv.models import load_from_config
+
+    static = [t for t in _made()[1].shot_pool][:40]
+    state = {}
+    for name, overrides in SETTINGS.items():
+        cfg, dm = _made(overrides)
+        _epoch0_draws(cfg, dm, static)
+        L.seed_everything(cfg.seed, verbose=False)  # train.run: seeded, then the agent loads first
+        model, _ = load_from_config(cfg.model, cfg.model.agent)
+        k = cfg.data.tasks_per_epoch - {"genenv": 5, "random": 3, "static": 8, "grpo": 0}[name]  # kept + replay
+        state[name] = {"val": [t.to_dict() for t in dm.val], "subset": [t.id for t in dm.val_subset],
+                       "base": [t.id for t in dm.base_tasks(k)], "weights": model.state_dict()}
+    ref = state["grpo"]
+    assert len(ref["base"]) == 16 and len(set(ref["base"])) == 16  # no base task twice in an epoch
+    for name, s in state.items():
+        assert s["val"] == ref["val"] and s["subset"] == ref["subset"], name
+        assert s["base"] == ref["base"][:len(s["base"])], name  # the same order, one a prefix of the other
+        assert s["weights"].keys() == ref["weights"].keys(), name
+        assert all(torch.equal(s["weights"][k], ref["weights"][k]) for k in ref["weights"]), name
+    cfg, other = _made(["seed=1", "data.seed=1"])
+    other.reseed(0)
+    assert [t.id for t in other.base_tasks(16)] != ref["base"]
+    _, again = _made()
+    again.reseed(1)
+    assert [t.id for t in again.base_tasks(16)] != ref["base"]  # another epoch, another order

@@ -21,10 +21,16 @@ from lightning_genenv.config import Config
 from tests.shrunk import TINY_ARGS
 
 
+# The built-in check plus a tie-breaking noise under 1e-3 (tests/reward_plugins.py): every group has a nonzero
+# advantage whichever tasks are drawn, so the checks that the agent moved never depend on the draw (which base
+# tasks an epoch draws changed once already and left a tiny run without any gradient).
+NO_TIES = "agent.reward_funcs=[lightning_genenv.rewards:task_check,tests.reward_plugins:tie_breaker]"
+
+
 @pytest.fixture(scope="module")
 def run_dir(tiny_sft_dir, tmp_path_factory):
     out = tmp_path_factory.mktemp("run") / "run"
-    args = [f"model.agent={tiny_sft_dir}", f"model.simulator={tiny_sft_dir}", f"run_dir={out}", *TINY_ARGS]
+    args = [f"model.agent={tiny_sft_dir}", f"model.simulator={tiny_sft_dir}", f"run_dir={out}", *TINY_ARGS, NO_TIES]
     assert train.main(args) == out
     return out
 
@@ -112,12 +118,12 @@ def test_run_directory_reloads(run_dir):
 @pytest.mark.slow
 def test_random_curriculum_with_num_iterations(tmp_path, tiny_sft_dir):
     """GenEnv-Random (simulator never trained) and num_iterations=2 (old log-probs stored once). The
-    format-trained tiny model earns reward by design, so the agent's change does not depend on luck
-    (the random tiny model often scores 0 on every attempt: no advantage, no update)."""
+    tie-breaking reward (NO_TIES) gives every group an advantage, so the agent's change does not depend on
+    which tasks are drawn (the tiny model often scores alike on every attempt: no advantage, no update)."""
     out = tmp_path / "run"
     args = [f"model.agent={tiny_sft_dir}", f"model.simulator={tiny_sft_dir}", f"run_dir={out}", "curriculum=random",
             "agent.num_iterations=2", "agent.loss_type=grpo", "agent.mask_truncated_completions=true",
-            "trainer.accumulate_grad_batches=2", *TINY_ARGS]
+            "trainer.accumulate_grad_batches=2", *TINY_ARGS, NO_TIES]
     args = [a for a in args if not a.startswith("trainer.max_epochs")] + ["trainer.max_epochs=1"]
     train.main(args)
     start = load_file(Path(tiny_sft_dir) / "model.safetensors")
