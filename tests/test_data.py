@@ -207,6 +207,7 @@ def test_settings_of_one_seed_share_the_epoch0_state():
         cfg, dm = _made(overrides)
         _epoch0_draws(cfg, dm, static)
         L.seed_everything(cfg.seed, verbose=False)  # train.run: seeded, then the agent loads first
+        cfg.model.lora.enabled = True  # LoRA's A matrices are drawn at random: the initial weights are a draw too
         model, _ = load_from_config(cfg.model, cfg.model.agent)
         k = cfg.data.tasks_per_epoch - {"genenv": 5, "random": 3, "static": 8, "grpo": 0}[name]  # kept + replay
         state[name] = {"val": [t.to_dict() for t in dm.val], "subset": [t.id for t in dm.val_subset],
