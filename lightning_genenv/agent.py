@@ -26,8 +26,10 @@ Logged per step under ``agent/``, in TRL's names: ``reward``, ``reward_std``, ``
 
 Validation (:meth:`evaluate`) attempts each held-out task greedily (``val/score``, pass or fail) and
 ``agent.val_num_generations`` times at the training temperature (``val/reward_mean``, which moves in far smaller
-steps), both per family too. The co-evolution callback also runs it once before the first update
-(``trainer.val_before_training``), logged at step 0. The overall means are torchmetrics
+steps), both per family too. After each epoch but the last it takes the fixed subset ``data.num_val_subset``
+(``val/*``); before the first update (the co-evolution callback, ``trainer.val_before_training``, logged at step
+0) and after the last epoch it takes the whole held-out set (``val_full/*``, and ``val/*`` on its subset, so the
+per-epoch curve never mixes the two). The overall means are torchmetrics
 ``MeanMetric``\ s, so under data parallelism they average every rank's tasks.
 
 Deliberately left out: multi-turn episodes and entropy bonuses.
