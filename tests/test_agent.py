@@ -83,3 +83,19 @@ def test_an_external_samplers_gap_becomes_a_capped_is_weight_and_the_ratio_start
     assert float(logged["agent/clip_ratio/region"]) == 0.0  # the ratio is 1: the gap is not policy drift
     assert float(logged["agent/is_weight_mean"]) == pytest.approx(weight, rel=1e-3)
     assert float(logged["agent/is_capped_fraction"]) == (1.0 if weight == 2.0 else 0.0)
+
+
+def test_validation_metrics_by_hand():
+    """Greedy scores average per task, sampled rewards per sample; per family; no sampled rewards: no reward_mean."""
+    from lightning_genenv.agent import validation_metrics
+
+    records = [{"task": "a", "family": "weather", "score": 1.0, "sampled_rewards": [1.0, 0.0, 0.0, 1.0]},
+               {"task": "b", "family": "weather", "score": 0.0, "sampled_rewards": [0.0, 0.0, 0.0, 0.0]},
+               {"task": "c", "family": "qa_arith", "score": 1.0, "sampled_rewards": [1.0, 1.0, 1.0, 0.0]}]
+    m = validation_metrics(records, "val_full")
+    assert m["val_full/score"] == pytest.approx(2 / 3) and m["val_full/reward_mean"] == pytest.approx(5 / 12)
+    assert m["val_full/score/weather"] == 0.5 and m["val_full/reward_mean/weather"] == 0.25
+    assert m["val_full/reward_mean/qa_arith"] == 0.75
+    greedy_only = validation_metrics([{k: v for k, v in r.items() if k != "sampled_rewards"} for r in records], "val")
+    assert set(greedy_only) == {"val/score", "val/score/weather", "val/score/qa_arith"}
+    assert validation_metrics([], "val") == {}
