@@ -26,8 +26,10 @@ Logged per step under ``agent/``, in TRL's names: ``reward``, ``reward_std``, ``
 
 Validation (:meth:`evaluate`) attempts each held-out task greedily (``val/score``, pass or fail) and
 ``agent.val_num_generations`` times at the training temperature (``val/reward_mean``, which moves in far smaller
-steps), both per family too. The co-evolution callback also runs it once before the first update
-(``trainer.val_before_training``), logged at step 0. The overall means are torchmetrics
+steps), both per family too. After each epoch but the last it takes the fixed subset ``data.num_val_subset``
+(``val/*``); before the first update (the co-evolution callback, ``trainer.val_before_training``, logged at step
+0) and after the last epoch it takes the whole held-out set (``val_full/*``, and ``val/*`` on its subset, so the
+per-epoch curve never mixes the two). The overall means are torchmetrics
 ``MeanMetric``\ s, so under data parallelism they average every rank's tasks.
 
 Deliberately left out: multi-turn episodes and entropy bonuses.
@@ -97,8 +99,12 @@ class AgentModule(PolicyModule):
         self.is_cap = is_cap
         self.trainable = trainable
         self.val_samples: list[dict] = []  # the last validation's per-task records (evaluate)
-        # val/score and val/reward_mean over every rank's tasks: torchmetrics syncs them at the epoch's end
-        self.val_means = torch.nn.ModuleDict({"score": MeanMetric(), "reward_mean": MeanMetric()})
+        self.val_subset: set[str] | None = None  # the ids validated after each epoch but the last (None: all)
+        self.val_full = False  # whether the last validation took the whole set
+        # val/score and val/reward_mean (and val_full/*) over every rank's tasks: torchmetrics syncs them at the
+        # epoch's end
+        self.val_means = torch.nn.ModuleDict({k: MeanMetric() for k in
+                                              ("score", "reward_mean", "full_score", "full_reward_mean")})
 
     # ------------------------------------------------------------------ prompts
     @property
@@ -198,8 +204,8 @@ class AgentModule(PolicyModule):
     # ------------------------------------------------------------------ validation
     def evaluate(self, tasks: list) -> tuple[dict[str, float], list[dict]]:
         """Greedy ``val/score`` and sampled ``val/reward_mean`` (``val_num_generations`` attempts per task at
-        the training temperature) on ``tasks``, overall and per family; and one record per task: its greedy
-        completion, ``score`` and ``reason``, and its ``sampled_rewards``."""
+        the training temperature) on ``tasks``, overall and per family (:func:`validation_metrics`); and one
+        record per task: its greedy completion, ``score`` and ``reason``, and its ``sampled_rewards``."""
         if self.engine is None or self.shots_for is None:
             raise RuntimeError("AgentModule.evaluate needs started rollouts and shots_for")
         prompts = [self.prompt(t) for t in tasks]
@@ -208,29 +214,55 @@ class AgentModule(PolicyModule):
             runs["val/reward_mean"] = SamplingParams(
                 n=self.cfg.val_num_generations, temperature=self.cfg.temperature, top_p=self.cfg.top_p,
                 max_new_tokens=self.cfg.max_completion_length)
-        metrics, records = {}, [{"task": t.id, "family": t.family} for t in tasks]
+        records = [{"task": t.id, "family": t.family} for t in tasks]
         for name, params in runs.items():
-            by_family = defaultdict(list)
             for task, record, group in zip(tasks, records, self.engine.generate(prompts, params, desc=name)):
                 scored = [(sample, *_reward_and_reason(task, sample.text, self.cfg)) for sample in group]
-                by_family[task.family] += [score for _, score, _ in scored]
                 if params.greedy:
                     (sample, score, reason), = scored
                     record.update(completion=sample.text, score=score, reason=reason)
                 else:
                     record["sampled_rewards"] = [score for _, score, _ in scored]
-            scores = [s for values in by_family.values() for s in values]
-            metrics[name] = sum(scores) / len(scores)
-            metrics.update({f"{name}/{f}": sum(v) / len(v) for f, v in sorted(by_family.items())})
-            metrics.update({f"{name}/{b}": sum(v) / len(v) for b, v in per_benchmark(by_family).items()})
-        return metrics, records
+        return validation_metrics(records, "val"), records
 
     def validation_step(self, tasks: list, batch_idx: int) -> None:
-        metrics, self.val_samples = self.evaluate(tasks)
+        """After the last epoch the whole validation set (``val_full/*``, and ``val/*`` on its subset); after
+        the others only the subset (``val/*``). ``val_subset``: the subset's task ids (None: the whole set)."""
+        self.val_full = self.trainer.current_epoch == self.trainer.max_epochs - 1
+        if not self.val_full and self.val_subset is not None:
+            tasks = [t for t in tasks if t.id in self.val_subset]
+        _, self.val_samples = self.evaluate(tasks)
+        for record in self.val_samples:
+            record["in_subset"] = self.val_subset is None or record["task"] in self.val_subset
+        subset = [r for r in self.val_samples if r["in_subset"]]
+        self._log_validation(validation_metrics(subset, "val"), len(subset))
+        if self.val_full:
+            self._log_validation(validation_metrics(self.val_samples, "val_full"), len(self.val_samples))
+
+    def _log_validation(self, metrics: dict[str, float], num_tasks: int) -> None:
         for name, value in metrics.items():
-            key = name.removeprefix("val/")
+            key = name.replace("/", "_").removeprefix("val_")
             if key in self.val_means:  # overall means: weighted by tasks, synced by torchmetrics
-                self.val_means[key].update(torch.tensor(value), weight=len(tasks))
-                self.log(name, self.val_means[key], batch_size=len(tasks))
+                self.val_means[key].update(torch.tensor(value), weight=num_tasks)
+                self.log(name, self.val_means[key], batch_size=num_tasks)
             else:  # per family
-                self.log(name, value, batch_size=len(tasks), sync_dist=True)
+                self.log(name, value, batch_size=num_tasks, sync_dist=True)
+
+
+def validation_metrics(records: list[dict], prefix: str) -> dict[str, float]:
+    """``<prefix>/score`` (greedy, pass or fail) and ``<prefix>/reward_mean`` (the sampled attempts) of
+    :meth:`AgentModule.evaluate`'s per-task records, overall and per family (and per benchmark when a family
+    names one); ``reward_mean`` only when the records have sampled rewards."""
+    metrics: dict[str, float] = {}
+    for name, values in (("score", lambda r: [r["score"]]), ("reward_mean", lambda r: r.get("sampled_rewards"))):
+        by_family = defaultdict(list)
+        for r in records:
+            if values(r) is not None:
+                by_family[r["family"]] += values(r)
+        scores = [s for v in by_family.values() for s in v]
+        if not scores:
+            continue
+        metrics[f"{prefix}/{name}"] = sum(scores) / len(scores)
+        metrics.update({f"{prefix}/{name}/{f}": sum(v) / len(v) for f, v in sorted(by_family.items())})
+        metrics.update({f"{prefix}/{name}/{b}": sum(v) / len(v) for b, v in per_benchmark(by_family).items()})
+    return metrics

@@ -24,7 +24,7 @@ from torch.utils.data import DataLoader, Dataset
 
 from lightning_genenv.layout import BatchLayout
 from lightning_genenv.prompts import family_examples
-from lightning_genenv.seed_loading import limit_base, load_seeds
+from lightning_genenv.seed_loading import limit_base, load_seeds, validation_subset
 from lightning_genenv.tasks import DataError, Skipped, Task, read_tasks
 from lightning_genenv.values import Group, collate_groups
 
@@ -56,7 +56,8 @@ class GenEnvDataModule(L.LightningDataModule):
         self.skipped = Skipped()  # invalid records in user data files, by reason (and first lines)
         self.base: list[Task] = []  # the seeds trained on (data.num_train of them)
         self.shot_pool: list[Task] = []  # every loaded seed: the few-shot and simulator examples
-        self.val: list[Task] = []
+        self.val: list[Task] = []  # the whole validation set (step 0 and the last epoch)
+        self.val_subset: list[Task] = []  # the fixed subset validated after the other epochs (data.num_val_subset)
         self.static_tasks: list[Task] = []  # GenEnv-Static / offline-teacher task set
         self.epoch_groups: list[Group] = []
         self._loaded = False
@@ -66,6 +67,7 @@ class GenEnvDataModule(L.LightningDataModule):
         if self._loaded:
             return
         self.shot_pool, self.val = load_seeds(self.cfg, self.skipped, self.benchmarks_root)
+        self.val_subset = validation_subset(self.val, self.cfg.num_val_subset, self.cfg.seed)
         self.base = limit_base(self.shot_pool, self.cfg.num_train, self.cfg.seed)
         self._loaded = True
 

@@ -4,8 +4,11 @@ The seeds are the embedded ones (:mod:`lightning_genenv.seeds`), a JSONL file (`
 without ``data.val_path`` a share of it is held out for validation), or a benchmark's train part
 (``data.benchmark``, :mod:`lightning_genenv.benchmarks.train_seeds`, whose held-out part is then the
 validation set; ``data=paper``: the train parts of every benchmark in ``PAPER_MIX`` together, their
-held-out parts the validation set). ``data.families`` keeps some families; ``data.num_val`` caps the
-validation set, evenly over the benchmarks when it holds several (:func:`cap_validation`).
+held-out parts the validation set). The embedded seeds' held-out set is topped up to ``data.num_held_out``
+tasks of the same families (:func:`lightning_genenv.seeds.top_up_held_out`). ``data.families`` keeps some
+families; ``data.num_val`` caps the validation set, evenly over the benchmarks when it holds several
+(:func:`cap_validation`); ``data.num_val_subset`` picks the fixed subset validated after each epoch but the
+last (:func:`validation_subset`).
 Invalid records are skipped and counted by reason; the warning names the first lines of each reason.
 
 Deliberately left out: the pools that grow from the seeds (:mod:`lightning_genenv.data`).
@@ -59,7 +62,10 @@ def load_seeds(cfg, skipped: Counter, benchmarks_root: str | Path | None = None)
     elif not cfg.train_path:
         from lightning_genenv.seeds import embedded_seeds
 
-        train, held_out = embedded_seeds(seed=cfg.seed, val_fraction=cfg.val_fraction)
+        try:
+            train, held_out = embedded_seeds(cfg.seed, cfg.val_fraction, cfg.num_held_out)
+        except ValueError as e:
+            raise DataError(f"data.num_held_out={cfg.num_held_out}: {e}") from None
         base = base or train
         val = val or held_out
     if cfg.families:
@@ -87,6 +93,24 @@ def cap_validation(val: list[Task], num_val: int, seed: int) -> list[Task]:
         return rng.sample(val, num_val)
     return _in_turn([rng.sample(ts, len(ts)) for _, ts in sorted(groups.items(), key=lambda kv: str(kv[0]))],
                     num_val)
+
+
+def validation_subset(val: list[Task], num: int, seed: int) -> list[Task]:
+    """The fixed per-epoch validation subset (``data.num_val_subset``): at most ``num`` of ``val`` (0: all),
+    every family present, the families taken in turn from seeded orders of their own (a random stream of its
+    own, so the subset depends on ``val`` and ``seed`` only), in ``val``'s order. Raises :class:`DataError`
+    when ``num`` is smaller than the number of families."""
+    if not num or num >= len(val):
+        return val
+    by_family: dict[str, list[Task]] = {}
+    for t in val:
+        by_family.setdefault(t.family, []).append(t)
+    if num < len(by_family):
+        raise DataError(f"data.num_val_subset={num} cannot keep every one of the {len(by_family)} families of the "
+                        f"validation set present; use at least {len(by_family)}, or 0 (the whole set every epoch)")
+    rng = random.Random(f"val-subset:{seed}")
+    kept = {id(t) for t in _in_turn([rng.sample(ts, len(ts)) for _, ts in sorted(by_family.items())], num)}
+    return [t for t in val if id(t) in kept]
 
 
 def _in_turn(queues: list[list[Task]], n: int) -> list[Task]:

@@ -16,11 +16,12 @@ from __future__ import annotations
 import copy
 import random
 import string
-from collections import defaultdict
+from collections import Counter, defaultdict
 
 from .tasks import Task, validate_task
 
-__all__ = ["FAMILIES", "TEMPLATES", "QA_FAMILIES", "make_seeds", "split_seeds", "embedded_seeds"]
+__all__ = ["FAMILIES", "TEMPLATES", "QA_FAMILIES", "make_seeds", "split_seeds", "embedded_seeds", "top_up_held_out",
+           "held_out_quotas"]
 
 
 # ----------------------------------------------------------------------------- tool specs
@@ -411,6 +412,67 @@ def split_seeds(tasks: list[Task], val_fraction: float = 0.15,
     return train, val
 
 
-def embedded_seeds(seed: int = 0, val_fraction: float = 0.15) -> tuple[list[Task], list[Task]]:
-    """The default seed set, split into (train, val)."""
-    return split_seeds(make_seeds(seed), val_fraction=val_fraction, seed=seed)
+def held_out_quotas(sizes: dict[str, int], held: dict[str, int], total: int) -> dict[str, int]:
+    """Held-out tasks per family: ``total`` shared in proportion to each family's size (``sizes``, largest
+    remainder, ties by name), but never fewer than a family holds out already (``held``): a family whose
+    share falls below that keeps its own, and the rest is shared again among the others."""
+    fixed: dict[str, int] = {}
+    while True:
+        free = sorted(f for f in sizes if f not in fixed)
+        left = total - sum(fixed.values())
+        weight = sum(sizes[f] for f in free)
+        exact = {f: left * sizes[f] / weight for f in free}
+        quota = {f: int(exact[f]) for f in free}
+        for f in sorted(free, key=lambda f: (quota[f] - exact[f], f))[:left - sum(quota.values())]:
+            quota[f] += 1
+        under = {f for f in free if quota[f] < held.get(f, 0)}
+        if not under:
+            return {**fixed, **quota}
+        fixed.update({f: held.get(f, 0) for f in under})
+
+
+def top_up_held_out(seeds: list[Task], held_out: list[Task], total: int, seed: int) -> list[Task]:
+    """``held_out`` followed by fresh tasks of the same families, ``total`` in all, each family's share in
+    proportion to its size in ``seeds`` (:func:`held_out_quotas`). The fresh tasks come from the seed
+    generators on a random stream of their own (``held-out:<seed>``), so the seeds and their train split
+    are those of :func:`make_seeds` and :func:`split_seeds`, unchanged; a question among ``seeds`` (or
+    already drawn) is drawn again, so no held-out question is a train question. IDs are
+    ``<family>-h<NNNN>``. Raises ValueError when ``total`` is below ``len(held_out)`` or a family's
+    generator runs out of new questions."""
+    if total < len(held_out):
+        raise ValueError(f"{total} held-out tasks are fewer than the {len(held_out)} the split holds out already")
+    sizes = Counter(t.family for t in seeds)
+    held = Counter(t.family for t in held_out)
+    quotas = held_out_quotas(dict(sizes), dict(held), total)
+    rng = random.Random(f"held-out:{seed}")
+    seen = {t.question for t in seeds} | {t.question for t in held_out}
+    extra: list[Task] = []
+    for family in [*FAMILIES, *QA_FAMILIES]:  # the generators' order: a family's draws follow the one before
+        for i in range(quotas.get(family, 0) - held[family]):
+            if family in FAMILIES:
+                tools = FAMILIES[family]
+                tool = tools[i % len(tools)]
+                question, args = _unique(
+                    lambda: _fill(rng, tool, rng.choice(TEMPLATES[tool["name"]])), seen, tool["name"])
+                check, answer = "tool_call", {"name": tool["name"], "arguments": args}
+            else:
+                tools = []
+                question, answer = _unique(lambda: QA_FAMILIES[family](rng), seen, family)
+                check = "f1"
+            task = Task(id=f"{family}-h{i:04d}", family=family, question=question, check=check, answer=answer,
+                        tools=copy.deepcopy(tools), source="seed")
+            reason = validate_task(task)
+            if reason:
+                raise ValueError(f"held-out task {task.id} is invalid: {reason}")
+            extra.append(task)
+    return held_out + extra
+
+
+def embedded_seeds(seed: int, val_fraction: float, num_held_out: int) -> tuple[list[Task], list[Task]]:
+    """The default seed set, split into (train, held-out); ``num_held_out`` > 0 tops the held-out part up
+    to that many tasks (:func:`top_up_held_out`; the train part stays the split's), 0 keeps the split's."""
+    seeds = make_seeds(seed)
+    train, held_out = split_seeds(seeds, val_fraction=val_fraction, seed=seed)
+    if num_held_out:
+        held_out = top_up_held_out(seeds, held_out, num_held_out, seed)
+    return train, held_out

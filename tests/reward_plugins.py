@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import itertools
+import random
 
 _calls = itertools.count()
 
@@ -27,3 +28,11 @@ def nan(task, completion: str) -> float:
 
 
 NOT_CALLABLE = 3
+
+
+def tie_breaker(task, completion: str) -> float:
+    """Uniform noise in [0, 1e-3), from the seeded global ``random`` (seed_everything): added to the built-in check
+    (``lightning_genenv.rewards:task_check``), a success still reaches 1 and a failure stays below it, but no two
+    attempts of a group tie, so every group has a nonzero advantage whichever tasks are drawn and however alike the
+    tiny model's attempts are: the end-to-end tests that check the agent moved do not depend on the draw."""
+    return random.random() * 1e-3

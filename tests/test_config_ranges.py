@@ -31,6 +31,8 @@ VALID = {
     ("curriculum.band", "0"): "keep only p-hat == alpha (documented)",
     ("data.num_val", "0"): "all held-out tasks (documented)",
     ("data.num_train", "0"): "every base task (documented)",
+    ("data.num_held_out", "0"): "the split's held-out tasks alone (documented)",
+    ("data.num_val_subset", "0"): "the whole validation set every epoch (documented)",
     ("data.replay_per_epoch", "0"): "no replay",
     ("data.generated_fraction", "0"): "base tasks only in the agent's batch",
     ("trainer.gradient_clip_val", "0"): "no clipping, as in Lightning (documented)",
@@ -54,7 +56,7 @@ CASES = [(key, name, yaml) for key, tp in NUMERIC for name, yaml in [*PROBES.ite
 
 
 def test_the_walk_covers_every_numeric_key():
-    assert len(NUMERIC) == 61 and len(CASES) == 5 * 61
+    assert len(NUMERIC) == 63 and len(CASES) == 5 * 63
     print(f"{len(NUMERIC)} numeric keys, {len(CASES)} values tried, {len(VALID)} valid by the allow-list")
     assert set(VALID) <= {(key, name) for key, name, _ in CASES}  # no stale entry
 

@@ -1,6 +1,7 @@
 """The DataModule: the num_iterations order of the epoch's groups, their count, the loaded seeds."""
 
 import pytest
+import torch
 
 from lightning_genenv.config import compose
 from lightning_genenv.data import GenEnvDataModule
@@ -58,7 +59,7 @@ def test_num_train_keeps_every_family_and_is_deterministic():
     from lightning_genenv.seeds import embedded_seeds
     from lightning_genenv.tasks import DataError
 
-    base, _ = embedded_seeds(seed=0, val_fraction=0.15)
+    base, _ = embedded_seeds(seed=0, val_fraction=0.15, num_held_out=0)
     families = Counter(t.family for t in base)
     kept = limit_base(base, 28, seed=0)
     assert len(kept) == 28 and Counter(t.family for t in kept) == {f: 2 for f in families}
@@ -69,3 +70,79 @@ def test_num_train_keeps_every_family_and_is_deterministic():
     assert limit_base(base, 0, seed=0) == base and limit_base(base, 10_000, seed=0) == base
     with pytest.raises(DataError, match="every one of the 14 task families"):
         limit_base(base, 13, seed=0)
+
+
+def _made(overrides=()):
+    cfg = compose(["model=tiny", *overrides])
+    dm = GenEnvDataModule(cfg.data, cfg.agent, pad_id=0)
+    dm.setup()
+    return cfg, dm
+
+
+def test_validation_subset_is_fixed_family_complete_and_inside_the_whole_set():
+    from collections import Counter
+
+    from lightning_genenv.seed_loading import validation_subset
+    from lightning_genenv.tasks import DataError
+
+    cfg, dm = _made()
+    families = {t.family for t in dm.val}
+    assert len(dm.val) == cfg.data.num_held_out and len(families) == 14
+    assert len(dm.val_subset) == cfg.data.num_val_subset
+    assert {t.family for t in dm.val_subset} == families
+    assert set(Counter(t.family for t in dm.val_subset).values()) == {cfg.data.num_val_subset // 14}
+    assert all(t in dm.val for t in dm.val_subset)
+    assert [t.id for t in _made()[1].val_subset] == [t.id for t in dm.val_subset]  # fixed for a seed
+    # fixed across settings of one seed, and its own stream: another seed picks another subset
+    assert [t.id for t in _made(["experiment=base_grpo"])[1].val_subset] == [t.id for t in dm.val_subset]
+    assert [t.id for t in validation_subset(dm.val, 42, seed=1)] != [t.id for t in dm.val_subset]
+    assert validation_subset(dm.val, 0, seed=0) == dm.val and validation_subset(dm.val, 500, seed=0) == dm.val
+    with pytest.raises(DataError, match="num_val_subset=13 cannot keep every one of the 14 families"):
+        validation_subset(dm.val, 13, seed=0)
+    assert _made(["data.num_val_subset=0"])[1].val_subset == _made(["data.num_val_subset=0"])[1].val
+
+
+def test_bad_held_out_counts_are_refused_in_one_line():
+    from lightning_genenv.config import ConfigError
+    from lightning_genenv.tasks import DataError
+
+    with pytest.raises(ConfigError, match="num_held_out"):
+        compose(["data.num_held_out=-1"])
+    with pytest.raises(ConfigError, match="num_val_subset"):
+        compose(["data.num_val_subset=-2"])
+    with pytest.raises(DataError, match="data.num_held_out=20: 20 held-out tasks are fewer than the 46"):
+        _made(["data.num_held_out=20"])
+    assert len(_made(["data.num_held_out=0"])[1].val) == 46  # the split's held-out tasks alone
+
+
+SETTINGS = {"genenv": [], "random": ["experiment=genenv_random"], "static": ["experiment=genenv_static"],
+            "grpo": ["experiment=base_grpo"]}
+
+
+def test_settings_of_one_seed_share_the_epoch0_state():
+    """GenEnv, GenEnv-Random, GenEnv-Static and plain GRPO with one seed: the same held-out set and subset, the same
+    initial agent weights and the same base set, so the same base order at epoch 0 (its own stream,
+    ``coevolution.epoch.base_order_rng``; tests/coevolution/test_epoch.py checks that the settings' other draws
+    leave it alone); another seed draws another order."""
+    import lightning as L
+
+    from lightning_genenv.coevolution.epoch import base_order_rng
+    from lightning_genenv.models import load_from_config
+
+    state = {}
+    for name, overrides in SETTINGS.items():
+        cfg, dm = _made(overrides)
+        L.seed_everything(cfg.seed, verbose=False)  # train.run: seeded, then the agent loads first
+        cfg.model.lora.enabled = True  # LoRA's A matrices are drawn at random: the initial weights are a draw too
+        model, _ = load_from_config(cfg.model, cfg.model.agent)
+        order = base_order_rng(cfg.data.seed, 0).sample(dm.base, len(dm.base))
+        state[name] = {"val": [t.to_dict() for t in dm.val], "subset": [t.id for t in dm.val_subset],
+                       "base": [t.id for t in order], "weights": model.state_dict()}
+    ref = state["grpo"]
+    assert len(ref["base"]) == len(set(ref["base"])) > 16  # no base task twice in an epoch
+    for name, s in state.items():
+        assert s["val"] == ref["val"] and s["subset"] == ref["subset"] and s["base"] == ref["base"], name
+        assert s["weights"].keys() == ref["weights"].keys(), name
+        assert all(torch.equal(s["weights"][k], ref["weights"][k]) for k in ref["weights"]), name
+    _, other = _made(["seed=1", "data.seed=1"])
+    assert [t.id for t in base_order_rng(1, 0).sample(other.base, len(other.base))][:16] != ref["base"][:16]

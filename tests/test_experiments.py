@@ -39,7 +39,7 @@ def test_offline_teacher_requires_its_tasks():
 
 @pytest.fixture(scope="module")
 def teacher_file(tmp_path_factory):
-    train_seeds, _ = embedded_seeds()
+    train_seeds, _ = embedded_seeds(seed=0, val_fraction=0.15, num_held_out=0)
     path = tmp_path_factory.mktemp("teacher") / "teacher.jsonl"
     tasks = [t for t in train_seeds if t.family in ("weather", "qa_arith")][:12]
     write_jsonl_atomic(path, [{**t.to_dict(), "id": f"teacher-{t.id}", "source": "import"} for t in tasks])

@@ -73,7 +73,7 @@ def test_check_usage_and_missing_file_are_one_line_errors(tmp_path):
 
 @pytest.fixture()
 def user_file(tmp_path) -> Path:
-    train, _ = embedded_seeds()
+    train, _ = embedded_seeds(seed=0, val_fraction=0.15, num_held_out=0)
     path = tmp_path / "mine.jsonl"
     write_jsonl_atomic(path, [{**t.to_dict(), "id": f"mine-{t.id}", "source": "import"}
                               for t in train if t.family in ("weather", "qa_arith")])

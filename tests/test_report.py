@@ -210,3 +210,28 @@ def test_paired_differences_pair_by_seed(made, run_dirs):
     row = _row(md, "random", "Paired differences")
     last = {name: _scalars(run_dirs[name], "val/reward_mean")[-1] for name in ("random_s0", "genenv_s0")}
     assert f"| {report.fmt(last['random_s0'] - last['genenv_s0'])} (1 pair, no interval) |" in row
+
+
+def test_paired_section_uses_the_whole_held_out_set_by_hand():
+    """Three seeds; the final val_full/reward_mean of the two groups differ by 0.1, 0.2, 0.3: mean 0.2, 95% t
+    interval 0.2 ± 4.303 x 0.1 / sqrt(3) = [-0.048, 0.448]. The per-epoch subset curve (val/*) is ignored when the
+    whole set was logged; a run without val_full falls back to val/* (an older run)."""
+    from pathlib import Path
+
+    from lightning_genenv.report.groups import Group
+    from lightning_genenv.report.markdown import _paired_section
+    from lightning_genenv.report.runs import Run
+
+    def made(seed, full, subset):
+        return Run(path=Path(f"r{seed}"), config={"seed": seed},
+                   epoch_scalars={"val_full/reward_mean": {-1: 0.0, 5: full}, "val/reward_mean": {5: subset},
+                                  "val_full/score": {5: full}})
+
+    ref = Group("grpo", [made(s, 0.4, 0.9) for s in range(3)], alpha=0.5, band=0.1)
+    genenv = Group("genenv", [made(s, v, 0.0) for s, v in enumerate([0.5, 0.6, 0.7])], alpha=0.5, band=0.1)
+    row = next(line for line in _paired_section([ref, genenv]) if line.startswith("| genenv"))
+    assert row.split(" | ")[1] == "0.200 [-0.048, 0.448] (3)"
+    old = Run(path=Path("old"), config={"seed": 0}, epoch_scalars={"val/reward_mean": {5: 0.45}})
+    row = next(line for line in _paired_section([Group("grpo", [made(0, 0.4, 0.9)], 0.5, 0.1),
+                                                 Group("old", [old], 0.5, 0.1)]) if line.startswith("| old"))
+    assert row.split(" | ")[1] == "0.050 (1 pair, no interval)"

@@ -161,7 +161,7 @@ def test_split_keeps_duplicate_questions_together_and_small_families_in_both():
 
 
 def test_embedded_seeds_matches_make_then_split():
-    train, val = embedded_seeds(seed=0, val_fraction=0.15)
+    train, val = embedded_seeds(seed=0, val_fraction=0.15, num_held_out=0)
     expected = split_seeds(make_seeds(0), val_fraction=0.15, seed=0)
     assert [t.id for t in train] == [t.id for t in expected[0]]
     assert [t.id for t in val] == [t.id for t in expected[1]]
@@ -185,15 +185,69 @@ def test_every_gold_completion_fits_the_default_max_completion_length():
     embedded model's tokenizer, fits in the default agent.max_completion_length."""
     from transformers import AutoTokenizer
 
-    from lightning_genenv.config import AgentConfig
+    from lightning_genenv.config import AgentConfig, DataConfig
     from lightning_genenv.models import resolve_model_path
     from lightning_genenv.prompts import gold_lengths
     from lightning_genenv.seeds import embedded_seeds
 
     tokenizer = AutoTokenizer.from_pretrained(resolve_model_path("embedded"))
-    train, val = embedded_seeds()
+    d = DataConfig()  # the default held-out set, topped up (data.num_held_out)
+    train, val = embedded_seeds(d.seed, d.val_fraction, d.num_held_out)
     lengths = gold_lengths(train + val, tokenizer)
     limit = AgentConfig().max_completion_length
     too_long = [(t.id, n) for t, n in zip(train + val, lengths) if n > limit]
     assert not too_long, f"gold completions longer than max_completion_length={limit}: {too_long}"
     assert max(lengths) > limit // 2  # the measure is real: the longest answers use most of the budget
+
+
+# The train split of make_seeds(s) + split_seeds(val_fraction=0.15, seed=s) before the held-out set was topped
+# up (sha256 of the tasks' JSON, in order): topping it up must leave training bit-identical.
+TRAIN_SPLIT_SHA256 = {0: "24432edb8d83c1f2a7cb069b08c1801195235aba8411d1f91a7c2ee12b6d52d7",
+                      1: "c4f2c1561768f1ea6b9aca565a1df49eeffb596e22c757a6f835e40d135d4d0c",
+                      2: "b8602808d4f1cd4c2002ab15a34cb7a747a96cdd49a3225f234637746c02c478"}
+
+
+def _sha(tasks):
+    import hashlib
+
+    return hashlib.sha256(json.dumps([t.to_dict() for t in tasks], sort_keys=True).encode()).hexdigest()
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_default_held_out_set_is_large_family_complete_and_disjoint_from_train(seed):
+    from lightning_genenv.config import DataConfig
+
+    d = DataConfig()
+    train, val = embedded_seeds(seed, d.val_fraction, d.num_held_out)
+    assert d.num_held_out >= 128 and len(val) == d.num_held_out
+    assert _sha(train) == TRAIN_SPLIT_SHA256[seed] and len(train) == 254  # the same 254 tasks, same order
+    seeds = make_seeds(seed)
+    assert not {t.question for t in val} & {t.question for t in train}
+    assert len({t.question for t in val}) == len(val) and len({t.id for t in val}) == len(val)
+    assert not {t.id for t in val} & {t.id for t in train}
+    _, split_val = split_seeds(seeds, val_fraction=d.val_fraction, seed=seed)
+    assert val[:len(split_val)] == split_val  # the split's held-out tasks first, then the fresh ones
+    fresh = val[len(split_val):]
+    assert not {t.question for t in fresh} & {t.question for t in seeds}
+    assert all(validate_task(t) is None for t in val)
+    families = Counter(t.family for t in seeds)
+    held = Counter(t.family for t in val)
+    assert set(held) == set(families)
+    for family, n in held.items():  # in proportion to the family's size among the seeds, to within one task
+        assert abs(n - d.num_held_out * families[family] / len(seeds)) < 1, (family, n)
+    assert [t.id for t in embedded_seeds(seed, d.val_fraction, d.num_held_out)[1]] == [t.id for t in val]
+
+
+def test_held_out_quotas_keep_what_a_family_holds_out_already():
+    from lightning_genenv.seeds import held_out_quotas, top_up_held_out
+
+    # 10 to share over sizes 6:3:1 -> 6, 3, 1; b already holds out 5: b keeps 5, a and c share the other 5 (6:1)
+    assert held_out_quotas({"a": 6, "b": 3, "c": 1}, {}, 10) == {"a": 6, "b": 3, "c": 1}
+    assert held_out_quotas({"a": 6, "b": 3, "c": 1}, {"b": 5}, 10) == {"a": 4, "b": 5, "c": 1}
+    seeds = make_seeds(0)
+    _, val = split_seeds(seeds, val_fraction=0.15, seed=0)
+    assert top_up_held_out(seeds, val, len(val), seed=0) == val
+    with pytest.raises(ValueError, match="fewer than the 46"):
+        top_up_held_out(seeds, val, 45, seed=0)
+    with pytest.raises(ValueError, match="cannot generate more unique"):
+        top_up_held_out(seeds, val, 5000, seed=0)  # qa_capitals has 40 distinct questions

@@ -20,11 +20,18 @@ import train
 from lightning_genenv.config import Config
 from tests.shrunk import TINY_ARGS
 
+# The built-in check plus a tie-breaking noise under 1e-3 (tests/reward_plugins.py): every group has a nonzero
+# advantage whichever tasks are drawn, so the checks that the agent moved never depend on the draw (which base
+# tasks an epoch draws changed once already and left a tiny run without any gradient).
+NO_TIES = "agent.reward_funcs=[lightning_genenv.rewards:task_check,tests.reward_plugins:tie_breaker]"
+
 
 @pytest.fixture(scope="module")
 def run_dir(tiny_sft_dir, tmp_path_factory):
     out = tmp_path_factory.mktemp("run") / "run"
-    args = [f"model.agent={tiny_sft_dir}", f"model.simulator={tiny_sft_dir}", f"run_dir={out}", *TINY_ARGS]
+    # 6 held-out tasks, of which a fixed subset of 2 (one per family) is validated after epoch 0
+    args = [f"model.agent={tiny_sft_dir}", f"model.simulator={tiny_sft_dir}", f"run_dir={out}", *TINY_ARGS, NO_TIES,
+            "data.num_val=6", "data.num_val_subset=2"]
     assert train.main(args) == out
     return out
 
@@ -112,12 +119,12 @@ def test_run_directory_reloads(run_dir):
 @pytest.mark.slow
 def test_random_curriculum_with_num_iterations(tmp_path, tiny_sft_dir):
     """GenEnv-Random (simulator never trained) and num_iterations=2 (old log-probs stored once). The
-    format-trained tiny model earns reward by design, so the agent's change does not depend on luck
-    (the random tiny model often scores 0 on every attempt: no advantage, no update)."""
+    tie-breaking reward (NO_TIES) gives every group an advantage, so the agent's change does not depend on
+    which tasks are drawn (the tiny model often scores alike on every attempt: no advantage, no update)."""
     out = tmp_path / "run"
     args = [f"model.agent={tiny_sft_dir}", f"model.simulator={tiny_sft_dir}", f"run_dir={out}", "curriculum=random",
             "agent.num_iterations=2", "agent.loss_type=grpo", "agent.mask_truncated_completions=true",
-            "trainer.accumulate_grad_batches=2", *TINY_ARGS]
+            "trainer.accumulate_grad_batches=2", *TINY_ARGS, NO_TIES]
     args = [a for a in args if not a.startswith("trainer.max_epochs")] + ["trainer.max_epochs=1"]
     train.main(args)
     start = load_file(Path(tiny_sft_dir) / "model.safetensors")
@@ -177,17 +184,36 @@ def test_a_frozen_agent_never_changes_while_the_simulator_learns(tiny_sft_dir, t
 
 @pytest.mark.slow
 def test_every_validation_writes_its_per_task_scores(run_dir):
-    """validation/step0.jsonl and one file per epoch: a record per held-out task (4 here), its greedy score
-    and completion, and its sampled rewards, equal on average to the logged val/ curves."""
+    """validation/step0.jsonl and one file per epoch: a record per task validated, its greedy score and completion,
+    its sampled rewards and whether it is in the per-epoch subset. Step 0 and the last epoch take the whole set (6
+    tasks: val_full/*, and val/* on its subset), epoch 0 the subset alone (2 tasks, one per family: val/*); the
+    logged curves are the records' means, and summary.json's held_out start and end are the whole set's."""
     files = sorted(p.name for p in (run_dir / "validation").iterdir())
     assert files == ["epoch-0.jsonl", "epoch-1.jsonl", "step0.jsonl"]
     agent = _scalars(run_dir / "tb" / "agent")
-    for name, step in (("step0.jsonl", 0), ("epoch-1.jsonl", max(e.step for e in agent.Scalars("val/score")))):
+    steps = [e.step for e in agent.Scalars("val/score")]
+    assert [e.step for e in agent.Scalars("val_full/score")] == [steps[0], steps[-1]]
+    summary = json.loads((run_dir / "summary.json").read_text())["held_out"]
+    assert summary["tasks"] == 6 and summary["subset_tasks"] == 2
+    subset = None
+    for name, step, count in (("step0.jsonl", steps[0], 6), ("epoch-0.jsonl", steps[1], 2),
+                              ("epoch-1.jsonl", steps[-1], 6)):
         records = [json.loads(line) for line in (run_dir / "validation" / name).read_text().splitlines()]
-        assert len(records) == 4 and len({r["task"] for r in records}) == 4
+        assert len(records) == count and len({r["task"] for r in records}) == count
         assert all(r["score"] in (0.0, 1.0) and isinstance(r["completion"], str) for r in records)
-        greedy = [e.value for e in agent.Scalars("val/score") if e.step == step][-1]
-        assert sum(r["score"] for r in records) / 4 == pytest.approx(greedy, abs=1e-6)
-        sampled = [x for r in records for x in r["sampled_rewards"]]
-        reward_mean = [e.value for e in agent.Scalars("val/reward_mean") if e.step == step][-1]
-        assert sum(sampled) / len(sampled) == pytest.approx(reward_mean, abs=1e-6)
+        inside = [r for r in records if r["in_subset"]]
+        assert len(inside) == 2 and {r["family"] for r in inside} == {"weather", "qa_arith"}
+        assert subset is None or {r["task"] for r in inside} == subset  # the same subset every time
+        subset = {r["task"] for r in inside}
+        for prefix, recs in (("val", inside), ("val_full", records if count == 6 else None)):
+            if recs is None:
+                continue
+            greedy = [e.value for e in agent.Scalars(f"{prefix}/score") if e.step == step][-1]
+            assert sum(r["score"] for r in recs) / len(recs) == pytest.approx(greedy, abs=1e-6)
+            sampled = [x for r in recs for x in r["sampled_rewards"]]
+            assert len(sampled) == len(recs) * 8  # agent.val_num_generations
+            reward_mean = [e.value for e in agent.Scalars(f"{prefix}/reward_mean") if e.step == step][-1]
+            assert sum(sampled) / len(sampled) == pytest.approx(reward_mean, abs=1e-6)
+            if prefix == "val_full":
+                end = summary["start" if name == "step0.jsonl" else "end"]
+                assert end["reward_mean"] == pytest.approx(reward_mean, abs=1e-6)

@@ -64,7 +64,7 @@ def tiny_sft_model_dir(cache_dir: str | os.PathLike | None = None, families=("we
                        steps: int = 300, lr: float = 3e-3, seed: int = 0) -> Path:
     """The format-trained tiny model in the model cache at ``tiny-sft-<key>``, built on first use."""
     model, tok = load_causal_lm(str(tiny_model_dir(cache_dir)))
-    pairs = sft_pairs(tok, embedded_seeds()[0], set(families))
+    pairs = sft_pairs(tok, embedded_seeds(seed=0, val_fraction=0.15, num_held_out=0)[0], set(families))
     key = sft_key(tiny_key(), pairs, steps, lr, seed)
     out = default_cache_dir(cache_dir) / f"tiny-sft-{key}"
     return build_once(out, f"tiny-sft {key}", lambda work: _train(model, tok, pairs, steps, lr, seed, work))

@@ -29,10 +29,12 @@ import lightning as L
 from lightning.fabric.utilities.seed import seed_everything
 from lightning.pytorch.utilities import rank_zero_warn
 
+from lightning_genenv.agent import validation_metrics
 from lightning_genenv.coevolution import (
     LatestResults,
     SimulatorUpdates,
     Timers,
+    base_order_rng,
     log_metrics,
     log_samples,
     run_epoch,
@@ -46,6 +48,12 @@ from lightning_genenv.distributed import world
 from lightning_genenv.layout import epoch_seed
 from lightning_genenv.pools import Pools
 from lightning_genenv.prompts import length_warning
+
+
+def _overall(metrics: dict[str, float]) -> dict[str, float]:
+    """``val_full/score`` and ``val_full/reward_mean`` of a validation's metrics, by their short names."""
+    return {k.removeprefix("val_full/"): v for k, v in metrics.items()
+            if k.count("/") == 1 and k.startswith("val_full/")}
 
 
 class CoEvolutionCallback(L.Callback):
@@ -65,6 +73,7 @@ class CoEvolutionCallback(L.Callback):
         self._checkpoint_time: float | None = None  # the last save's, logged with the next epoch's metrics
         self._train_tokens = 0  # prompt + completion tokens this rank trains on this epoch
         self.by_epoch = not cfg.curriculum.train_agent  # a frozen agent never steps: its curves are per epoch
+        self.held_out: dict[str, dict] = {}  # the whole validation set's overall means: start (step 0) and end
 
     @property
     def sim_epochs(self) -> int:
@@ -83,6 +92,8 @@ class CoEvolutionCallback(L.Callback):
                        "set agent.reward_funcs=[package.module:function] (docs/GUIDE.md: reward functions)")
         if problem:
             raise ConfigError(problem)
+        if len(dm.val_subset) < len(dm.val):  # validated after each epoch but the last (data.num_val_subset)
+            agent.val_subset = {t.id for t in dm.val_subset}
         self.pools.start(dm.base)  # a checkpoint's pools replace these (Lightning restores after setup)
         self.source = task_source(cfg, self.rollouts, self.sim_tokenizer, dm.shot_pool, dm.static_tasks, self.results)
 
@@ -95,8 +106,10 @@ class CoEvolutionCallback(L.Callback):
         if not self.cfg.trainer.val_before_training or trainer.global_step > 0:
             return
         timers = Timers()
-        with timers.phase("validation"):
-            metrics, records = agent.evaluate(self.dm.val)
+        records = self._validate_whole(agent, timers)  # val_full/*, and val/* on the per-epoch subset
+        metrics = {**validation_metrics(records, "val_full"),
+                   **validation_metrics([r for r in records if r["in_subset"]], "val")}
+        self.held_out["start"] = _overall(metrics)
         if trainer.is_global_zero:
             write_validation(self.cfg.run_dir, "step0", records)
         log_metrics(trainer, {**metrics, **timers.metrics()}, epoch=-1, by_epoch=self.by_epoch)  # before epoch 0
@@ -107,7 +120,8 @@ class CoEvolutionCallback(L.Callback):
         seed_everything(epoch_seed(cfg.seed, epoch), verbose=False)  # a resumed epoch samples alike
         result = run_epoch(epoch, cfg, self.source, self.rollouts.agent, agent.prompt,
                            lambda groups: agent.prepare_groups(groups, layout), self.dm.base,
-                           self.pools.replayable(epoch), random.Random(epoch_seed(cfg.data.seed, epoch)))
+                           self.pools.replayable(epoch), random.Random(epoch_seed(cfg.data.seed, epoch)),
+                           base_order_rng(cfg.data.seed, epoch))
         self.invalid.update(result.new.invalid_reasons())
         if cfg.curriculum.task_source == "simulator":
             self._warn_if_empty(trainer, epoch, result.new)
@@ -159,6 +173,8 @@ class CoEvolutionCallback(L.Callback):
     def on_validation_epoch_end(self, trainer, agent) -> None:
         if not trainer.sanity_checking:
             self.timers.stop("validation")
+            if agent.val_full:
+                self.held_out["end"] = _overall(validation_metrics(agent.val_samples, "val_full"))
             if trainer.is_global_zero:
                 write_validation(self.cfg.run_dir, f"epoch-{trainer.current_epoch}", agent.val_samples)
 
@@ -182,15 +198,39 @@ class CoEvolutionCallback(L.Callback):
         if self.ckpt_dir is not None:  # once both players have updated
             self._checkpoint_time = save_last(trainer, self.ckpt_dir)
 
+    def on_train_end(self, trainer: L.Trainer, agent) -> None:
+        """The whole validation set once more when the last epoch did not validate it
+        (``trainer.val_every_n_epochs``, a stop before ``max_epochs``): the run's end is always measured on it."""
+        if "end" in self.held_out:
+            return
+        timers = Timers()
+        records = self._validate_whole(agent, timers)
+        metrics = validation_metrics(records, "val_full")
+        self.held_out["end"] = _overall(metrics)
+        if trainer.is_global_zero:
+            write_validation(self.cfg.run_dir, "end", records)
+        log_metrics(trainer, {**metrics, **timers.metrics()}, epoch=max(trainer.current_epoch - 1, 0),
+                    by_epoch=self.by_epoch)
+
+    def _validate_whole(self, agent, timers: Timers) -> list[dict]:
+        """The whole validation set's per-task records, each marked ``in_subset`` (data.num_val_subset)."""
+        with timers.phase("validation"):
+            _, records = agent.evaluate(self.dm.val)
+        subset = {t.id for t in self.dm.val_subset}
+        for record in records:
+            record["in_subset"] = record["task"] in subset
+        return records
+
     # ------------------------------------------------------------------ state
     def state_dict(self) -> dict:
         return {"sim_epochs": self.simulator.epochs, "invalid": dict(self.invalid),
                 "num_generated_used": self.num_generated_used, "rng": rng_state(), "empty": self.empty.state_dict(),
-                "pools": self.pools.state_dict(), "results": self.results.state_dict()}
+                "pools": self.pools.state_dict(), "results": self.results.state_dict(), "held_out": self.held_out}
 
     def load_state_dict(self, state: dict) -> None:
         self.invalid = Counter(state["invalid"])
         self.num_generated_used = state["num_generated_used"]
+        self.held_out = state.get("held_out", {})
         self.empty.load_state_dict(state.get("empty"))
         self.pools.load_state_dict(state["pools"], repair=world()[0] == 0)  # rank 0 repairs the log
         for r in self.pools.repairs:

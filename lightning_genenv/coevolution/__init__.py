@@ -21,7 +21,7 @@ Deliberately left out: the agent's batch preparation itself
 
 from lightning_genenv.coevolution.attempts import Attempts, attempt
 from lightning_genenv.coevolution.curriculum import Curriculum, TaskScore, env_record, score_tasks
-from lightning_genenv.coevolution.epoch import BatchPlan, EpochResult, plan_batch, run_epoch
+from lightning_genenv.coevolution.epoch import BatchPlan, EpochResult, base_order_rng, plan_batch, run_epoch
 from lightning_genenv.coevolution.results import LatestResults, family_results
 from lightning_genenv.coevolution.simulator_updates import SimulatorUpdates
 from lightning_genenv.coevolution.sources import NewTasks, NoSource, SimulatorSource, StaticSource, task_source
@@ -37,4 +37,4 @@ from lightning_genenv.coevolution.telemetry import (
 __all__ = ["Attempts", "BatchPlan", "Curriculum", "EpochResult", "LatestResults", "NewTasks", "NoSource",
            "SimulatorSource", "SimulatorUpdates", "StaticSource", "TaskScore", "Timers", "attempt", "env_record",
            "family_results", "log_metrics", "log_samples", "new_task_metrics", "plan_batch", "rollout_metrics",
-           "run_epoch", "score_tasks", "task_source", "write_validation"]
+           "base_order_rng", "run_epoch", "score_tasks", "task_source", "write_validation"]

@@ -6,7 +6,10 @@
 4. ``curriculum``: ``p̂``, ``R_env``, the filter, the ``D_train`` records, the simulator's RWR set and the
    generated groups kept for the batch (:func:`~.curriculum.score_tasks`, pure);
 5. ``plan``: how many generated, replayed and base groups fill ``data.tasks_per_epoch``
-   (:func:`plan_batch`, pure); the replayed and base tasks are drawn and attempted (``filled``);
+   (:func:`plan_batch`, pure); the replayed and base tasks are drawn and attempted (``filled``). The
+   base tasks are the first ones of the epoch's base order, a stream of their own: runs that differ only in
+   the setting (GenEnv, Random, Static, plain GRPO) train on the same base tasks in the same order,
+   one a prefix of the other (paired, issue 28);
 6. ``groups``: the batch, prepared by the agent (advantages, old and reference log-probs).
 
 It returns :class:`EpochResult`, every value the epoch made, and changes nothing it is given but the
@@ -28,6 +31,7 @@ from lightning_genenv.coevolution.curriculum import Curriculum, env_record, scor
 from lightning_genenv.coevolution.results import family_results
 from lightning_genenv.coevolution.sources import NewTasks
 from lightning_genenv.coevolution.telemetry import Timers, new_task_metrics, rollout_metrics
+from lightning_genenv.layout import epoch_seed
 from lightning_genenv.prompts import FamilyResults
 from lightning_genenv.rollout import RolloutEngine
 from lightning_genenv.tasks import Task
@@ -45,6 +49,11 @@ class BatchPlan:
     @property
     def total(self) -> int:
         return self.generated + self.replay + self.base
+
+
+def base_order_rng(data_seed: int, epoch: int) -> random.Random:
+    """The epoch's base-order stream: ``(data.seed, epoch)`` and nothing else drawn."""
+    return random.Random(f"base:{epoch_seed(data_seed, epoch)}")
 
 
 def generated_share(tasks_per_epoch: int, generated_fraction: float) -> int:
@@ -101,14 +110,15 @@ class EpochResult:
 
 def run_epoch(epoch: int, cfg, source, engine: RolloutEngine, encode: Callable[[Task], list[int]],
               prepare: Callable[[list[Group]], list[Group]], base: list[Task], replayable: list[dict],
-              rng: random.Random) -> EpochResult:
+              rng: random.Random, base_rng: random.Random) -> EpochResult:
     """One epoch's data for the agent and the simulator.
 
     ``cfg``: the composed config (``data``, ``agent``, ``curriculum``, ``simulator.lam``); ``source``: the
     task source (:func:`~.sources.task_source`); ``engine``: the agent's rollout engine; ``encode``: a
     task's prompt ids; ``prepare``: the agent's batch preparation; ``base``: the base seed tasks;
     ``replayable``: the ``D_train`` records that may be replayed (:meth:`~lightning_genenv.pools.Pools.replayable`);
-    ``rng``: the epoch's sampler, seeded from ``(data.seed, epoch)``."""
+    ``rng``: the epoch's sampler, seeded from ``(data.seed, epoch)``; ``base_rng``: the base order's, seeded
+    from the same pair and used for nothing else (:func:`base_order_rng`)."""
     data, timers = cfg.data, Timers()
     seeds = rng.sample(base, min(data.seeds_per_epoch, len(base)))  # 1
     with timers.phase("generate_tasks"):
@@ -122,7 +132,8 @@ def run_epoch(epoch: int, cfg, source, engine: RolloutEngine, encode: Callable[[
     plan = plan_batch(data.tasks_per_epoch, data.generated_fraction, data.replay_per_epoch,
                       len(curriculum.kept), len(replayable), len(base))  # 5
     replay = [Task.from_dict(r["task"]) for r in rng.sample(replayable, plan.replay)]
-    filled = attempt(engine, encode, replay + rng.sample(base, plan.base), cfg.agent)
+    base_order = base_rng.sample(base, len(base))  # the whole order, so that a smaller plan.base is a prefix
+    filled = attempt(engine, encode, replay + base_order[:plan.base], cfg.agent)
     for a in (attempted, filled):
         timers.add("agent_rollouts", a.sampling_s)
         timers.add("reward_scoring", a.scoring_s)

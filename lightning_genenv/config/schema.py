@@ -99,8 +99,9 @@ class AgentConfig:
     reward_funcs: list[str] = field(default_factory=list)
     reward_weights: Optional[list[float]] = None  # one weight per reward function; None: all 1 (TRL's default)
     subset_match: bool = False  # accept extra arguments beyond the gold call (public GenEnv rule)
-    # sampled attempts per held-out task at the training temperature: val/reward_mean (0: greedy only)
-    val_num_generations: int = 4
+    # sampled attempts per held-out task at the training temperature: val/reward_mean (0: greedy only); 8 x the
+    # 128 held-out tasks (data.num_held_out) is issue 28's measurement
+    val_num_generations: int = 8
 
     def __post_init__(self):
         check(self.num_generations >= 2,
@@ -205,7 +206,15 @@ class DataConfig:
     seed: int = 0  # seed of the embedded seed generator and split
     families: Optional[list[str]] = None  # keep only these task families, e.g. [weather, qa_arith] (None: all)
     val_fraction: float = 0.15  # held out for validation when val_path is None (stratified by family)
-    num_val: int = 0  # validation tasks used each epoch (0: all held-out tasks)
+    # the embedded seeds' held-out set: the split's (val_fraction, 46 tasks) topped up with fresh tasks of the same
+    # families, never a train question, in proportion to family size; the train split is unchanged (seeds.py
+    # top_up_held_out). 0: the split's alone. Ignored with train_path or benchmark (issue 28)
+    num_held_out: int = 128
+    num_val: int = 0  # a seeded sample of the held-out set is the whole validation set (0: all held-out tasks)
+    # the validation after each epoch but the last: a fixed seeded subset of the validation set, every family present
+    # (families in turn), logged as val/*; before training and after the last epoch the whole set is validated too
+    # (val_full/*, with val/* on the subset). 0: the whole set every time (then val/* is the whole set's)
+    num_val_subset: int = 42
     # base tasks trained on, every family present (0: all). The few-shot examples still come from every loaded
     # seed. data=scarce: a base set small enough that plain GRPO sees each task several times (issue 28)
     num_train: int = 0
@@ -218,6 +227,7 @@ class DataConfig:
 
     def __post_init__(self):
         within("data", self, seed=f"[0, {SEED_MAX}]", val_fraction="(0, 1)", num_val=f"[0, {MAX_COUNT}]",
+               num_held_out=f"[0, {MAX_COUNT}]", num_val_subset=f"[0, {MAX_COUNT}]",
                seeds_per_epoch=f"[1, {MAX_COUNT}]", tasks_per_epoch=f"[1, {MAX_COUNT}]",
                replay_per_epoch=f"[0, {MAX_COUNT}]", generated_fraction="[0, 1]", num_train=f"[0, {MAX_COUNT}]")
         check(self.benchmark not in NO_TRAIN_SPLIT,

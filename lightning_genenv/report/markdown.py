@@ -17,8 +17,10 @@ from lightning_genenv.report.groups import Group, families
 from lightning_genenv.report.runs import Run
 from lightning_genenv.report.stats import NOT_LOGGED, first_last, fmt, fmt_spread, moved_toward, paired_difference
 
-# The final values compared between groups, paired by seed (the last logged epoch of each run).
-PAIRED_KEYS = [("val/reward_mean", "val reward (sampled)"), ("val/score", "val score")]
+# The final values compared between groups, paired by seed (the last logged epoch of each run): the whole
+# held-out set's (val_full/*, step 0 and the end) where a run logged it, else the per-epoch curve's (older runs).
+PAIRED_KEYS = [(("val_full/reward_mean", "val/reward_mean"), "val reward (sampled)"),
+               (("val_full/score", "val/score"), "val score")]
 
 # (tag, title) of the per-epoch keys in the summary tables, in order.
 SUMMARY_KEYS = [
@@ -61,6 +63,11 @@ def _last(series: dict) -> float | None:
     return series[max(series)] if series else None
 
 
+def _final(run: Run, tags: tuple[str, ...]) -> float | None:
+    """The last value of the first of ``tags`` that ``run`` logged."""
+    return next((_last(run.series(t)) for t in tags if run.series(t)), None)
+
+
 def _last_step(pairs: list[tuple[int, float]]) -> float | None:
     return pairs[-1][1] if pairs else None
 
@@ -77,9 +84,9 @@ def _paired_section(groups: list[Group]) -> list[str]:
              "|---|" + "---|" * len(PAIRED_KEYS)]
     for g in groups[1:]:
         cells = []
-        for tag, _ in PAIRED_KEYS:
-            theirs = {r.seed: _last(r.series(tag)) for r in g.runs}
-            ours = {r.seed: _last(r.series(tag)) for r in ref.runs}
+        for tags, _ in PAIRED_KEYS:
+            theirs = {r.seed: _final(r, tags) for r in g.runs}
+            ours = {r.seed: _final(r, tags) for r in ref.runs}
             seeds = [s for s in theirs if s in ours and theirs[s] is not None and ours[s] is not None]
             d = paired_difference([theirs[s] for s in seeds], [ours[s] for s in seeds])
             cells.append(NOT_LOGGED if d is None and not seeds else

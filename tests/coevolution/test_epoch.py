@@ -4,7 +4,7 @@ import random
 
 import pytest
 
-from lightning_genenv.coevolution.epoch import BatchPlan, generated_share, plan_batch, run_epoch
+from lightning_genenv.coevolution.epoch import BatchPlan, base_order_rng, generated_share, plan_batch, run_epoch
 from lightning_genenv.coevolution.sources import NoSource, StaticSource
 from lightning_genenv.config import compose
 from lightning_genenv.prompts import gold_completion
@@ -67,7 +67,7 @@ def test_run_epoch_values_in_values_out():
     engine = Engine(encoded, solve={"t100", "t1", "t50"})
     prepared = []
     result = run_epoch(1, cfg, StaticSource(static, 4), engine, lambda t: encoded.append(t) or [7],
-                       lambda gs: prepared.append(gs) or gs, base, replayable, random.Random(0))
+                       lambda gs: prepared.append(gs) or gs, base, replayable, random.Random(0), random.Random(1))
     assert len(result.new.records) == 4 and len(result.attempted) == 4
     assert sorted(s.p_hat for s in result.curriculum.scores) == [0.0, 0.0, 0.0, 1.0]
     assert result.curriculum.kept == [] and result.train_records == []  # k_min and the band keep none
@@ -81,7 +81,7 @@ def test_run_epoch_values_in_values_out():
     assert metrics["rollout/num_tasks/replay"] == 1.0 and metrics["rollout/num_tasks/base"] == 3.0
     seen = []
     again = run_epoch(1, cfg, StaticSource(static, 4), Engine(seen, set()), lambda t: seen.append(t) or [7],
-                      lambda gs: gs, base, replayable, random.Random(0))
+                      lambda gs: gs, base, replayable, random.Random(0), random.Random(1))
     assert [g.task.id for g in again.groups] == [g.task.id for g in result.groups]  # the RNG decides the draw
 
 
@@ -91,6 +91,30 @@ def test_run_epoch_without_new_tasks_is_plain_grpo_on_base_tasks():
     base = [_task(i) for i in range(6)]
     seen = []
     result = run_epoch(0, cfg, NoSource(), Engine(seen, set()), lambda t: seen.append(t) or [7], lambda gs: gs, base,
-                       [], random.Random(0))
+                       [], random.Random(0), random.Random(1))
     assert result.new.records == [] and result.attempted == [] and result.plan == BatchPlan(0, 0, 4)
     assert len(result.groups) == 4 and all(g.task.source == "seed" for g in result.groups)
+
+
+def test_base_tasks_are_paired_across_settings():
+    """The base tasks come from their own stream: a static source with a task to replay (it draws from the
+    epoch's RNG and the replay takes a place in the batch) and no source with none train on the same base
+    tasks in the same order, one a prefix of the other, however much else each setting drew (issue 28)."""
+    cfg = compose(["model=tiny", "data.tasks_per_epoch=4", "data.seeds_per_epoch=2", "data.replay_per_epoch=1",
+                   "agent.num_generations=2", "curriculum=static"])
+    base = [_task(i) for i in range(10)]
+    static = [_task(i, "generated") for i in range(100, 104)]
+    replayable = [{"task": _task(50, "generated", 0).to_dict(), "source": "generated", "epoch": 0}]
+    runs = []
+    for source, replay in ((StaticSource(static, 4), replayable), (NoSource(), [])):
+        seen = []
+        encode = lambda t, seen=seen: seen.append(t) or [7]  # noqa: E731
+        result = run_epoch(3, cfg, source, Engine(seen, set()), encode, lambda gs: gs, base, replay,
+                           random.Random(0), base_order_rng(0, 3))
+        runs.append([g.task.id for g in result.filled[result.plan.replay:]])
+    static_base, plain_base = runs
+    assert len(static_base) == 3 and len(plain_base) == 4 and plain_base[:3] == static_base
+    seen = []
+    other_epoch = run_epoch(4, cfg, NoSource(), Engine(seen, set()), lambda t: seen.append(t) or [7], lambda gs: gs,
+                            base, [], random.Random(0), base_order_rng(0, 4))
+    assert [g.task.id for g in other_epoch.filled] != plain_base  # the order is the epoch's own
