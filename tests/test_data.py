@@ -6,20 +6,14 @@ import pytest
 import torch
 
 from lightning_genenv.config import compose
-from lightning_genenv.data import GenEnvDataModule, Group, collate_groups, pad_batch
-from lightning_genenv.tasks import Task
-
-
-def _task(i, family="weather"):
-    tools = [{"name": "get_weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}},
-                                                    "required": ["city"]}}]
-    return Task(id=f"t{i}", family=family, question=f"Weather in city{i}?", check="tool_call",
-                answer={"name": "get_weather", "arguments": {"city": f"city{i}"}}, tools=tools)
+from lightning_genenv.data import GenEnvDataModule, collate_groups, pad_batch
+from tests.fakes import group, task
 
 
 def _group(i, n=2):
-    return Group(task=_task(i), prompt_ids=[1] * (i + 1), completion_ids=[[5] * (j + 1) for j in range(n)],
-                 rewards=[1.0, 0.0][:n], logprobs=[[-0.5] * (j + 1) for j in range(n)],
+    """Group ``i``: a prompt of ``i + 1`` tokens and completions of 1, 2, ... tokens (padding shows)."""
+    return group(task(i, family="weather"), [1.0, 0.0][:n], prompt_ids=[1] * (i + 1),
+                 completion_ids=[[5] * (j + 1) for j in range(n)], logprobs=[[-0.5] * (j + 1) for j in range(n)],
                  truncated=[False, True][:n], texts=["a", "b"][:n], advantages=[1.0, -1.0][:n],
                  num_items_in_batch=7.0)
 
@@ -97,7 +91,7 @@ def test_record_results_keeps_each_familys_latest_rate_and_examples():
     solved, failed = _group(0), _group(1)
     failed.rewards = [0.0, 0.0]
     other = _group(2)
-    other.task = _task(2, family="maps")
+    other.task = task(2, family="maps")
     dm.record_results([failed, solved, other], threshold=1.0)
     r = dm.family_results("weather")
     assert r.success_rate == 0.25 and r.attempts == 4  # 1 success in 2 + 2 attempts

@@ -7,12 +7,11 @@ from types import SimpleNamespace
 import pytest
 import torch
 
-from lightning_genenv.agent import AgentModule
 from lightning_genenv.config import compose
 from lightning_genenv.data import pad_batch
 from lightning_genenv.models import load_causal_lm
 from lightning_genenv.policy import NonFiniteError, PolicyModule, is_peft
-from lightning_genenv.simulator import SimulatorModule
+from tests.fakes import DEFAULTS, agent_module, simulator_module
 
 LORA = {"r": 4, "alpha": 8, "dropout": 0.0, "target_modules": ["q_proj", "v_proj"]}
 
@@ -29,6 +28,9 @@ class _Policy(PolicyModule):
 
 def _linear_policy(**kwargs) -> _Policy:
     torch.manual_seed(0)
+    kwargs = {"weight_decay": DEFAULTS.agent.weight_decay, "needs_anchor": True,
+              "cpu_offload": DEFAULTS.strategy.cpu_offload,
+              "max_nonfinite_steps": DEFAULTS.trainer.max_nonfinite_steps, **kwargs}
     return _Policy(torch.nn.Linear(3, 2), tokenizer=None, learning_rate=0.1, **kwargs)
 
 
@@ -151,7 +153,7 @@ def test_configure_model_does_nothing_without_a_device_mesh():
 def test_lora_anchor_is_the_base_model(tiny_dir, agent_batch):
     lora = {"r": 4, "alpha": 8, "dropout": 0.0, "target_modules": ["q_proj", "v_proj"]}
     model, tok = load_causal_lm(tiny_dir, lora=lora)
-    sim = SimulatorModule(model, tok, compose(["model=tiny"]).simulator)
+    sim = simulator_module(model, tok, compose(["model=tiny"]).simulator)
     assert sim.anchor is None  # no second copy with LoRA
     batch = agent_batch(tok)
     with torch.no_grad():
@@ -173,7 +175,7 @@ def test_nonfinite_steps_are_skipped_then_stop_the_run(tiny_dir, agent_batch):
 
     torch.manual_seed(0)
     model, tok = load_causal_lm(tiny_dir)
-    agent = AgentModule(model, tok, compose(["model=tiny", "agent.beta=0.0"]).agent, max_nonfinite_steps=2)
+    agent = agent_module(model, tok, compose(["model=tiny", "agent.beta=0.0"]).agent, max_nonfinite_steps=2)
     good, bad = agent_batch(tok, sampler=agent), agent_batch(tok, sampler=agent)
     bad["advantages"] = torch.tensor([float("nan"), 1.0, -1.0, 0.0])
     trainer = L.Trainer(max_epochs=1, logger=False, enable_checkpointing=False, enable_progress_bar=False,

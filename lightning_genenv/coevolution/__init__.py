@@ -1,4 +1,4 @@
-"""The steps of one co-evolution epoch (GENENV.md §5), each a value in and a value out.
+"""The steps of one co-evolution epoch (ARCHITECTURE.md), each a value in and a value out.
 
 In the order an epoch runs them:
 

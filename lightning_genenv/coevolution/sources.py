@@ -42,14 +42,15 @@ class NewTasks:
 class SimulatorSource:
     """The simulator writes variations of the seeds through its rollout engine."""
 
-    def __init__(self, rollouts, tokenizer, sim_cfg, alpha: float, dm):
+    def __init__(self, rollouts, tokenizer, sim_cfg, alpha: float, in_band_width: float, dm):
         self.rollouts, self.tokenizer, self.cfg, self.alpha, self.dm = rollouts, tokenizer, sim_cfg, alpha, dm
+        self.in_band_width = in_band_width
 
     def new_tasks(self, seeds: list[Task], epoch: int) -> NewTasks:
         dm = self.dm
         local = write_tasks(self.rollouts.simulator, self.tokenizer, shard(seeds),
                             lambda s: dm.family_examples(s, self.cfg.num_examples), self.cfg, epoch, Counter(),
-                            results_for=dm.family_results, alpha=self.alpha)
+                            results_for=dm.family_results, alpha=self.alpha, in_band_width=self.in_band_width)
         return NewTasks(gather(local, GeneratedTask.to_json, GeneratedTask.from_json))
 
 
@@ -73,7 +74,8 @@ def task_source(cfg, dm, rollouts, sim_tokenizer):
     """The task source that ``curriculum.task_source`` names."""
     source = cfg.curriculum.task_source
     if source == "simulator":
-        return SimulatorSource(rollouts, sim_tokenizer, cfg.simulator, cfg.curriculum.alpha, dm)
+        return SimulatorSource(rollouts, sim_tokenizer, cfg.simulator, cfg.curriculum.alpha,
+                               cfg.curriculum.in_band_width, dm)
     if source == "static":
         return StaticSource(dm, cfg.data.seeds_per_epoch * cfg.simulator.num_variations)
     return NoSource()

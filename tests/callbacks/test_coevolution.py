@@ -11,47 +11,14 @@ from lightning_genenv.callbacks.coevolution import CoEvolutionCallback
 from lightning_genenv.config import compose
 from lightning_genenv.data import GenEnvDataModule
 from lightning_genenv.prompts import gold_completion
-from lightning_genenv.rollout import Sample
 from lightning_genenv.rollout.players import Rollouts
-
-
-class ScriptedEngine:
-    """Returns fixed texts (one list per call, cycled over the prompts' n samples)."""
-
-    def __init__(self, texts_fn):
-        self.texts_fn = texts_fn
-        self.calls = []
-
-    def generate(self, prompts, params, desc=None):
-        self.calls.append((len(prompts), params.n))
-        out = []
-        for i, p in enumerate(prompts):
-            texts = self.texts_fn(i, params.n)
-            out.append([Sample(prompt_ids=p, completion_ids=[1] * (j + 1), text=t, logprobs=[-1.0] * (j + 1),
-                               truncated=False) for j, t in enumerate(texts)])
-        return out
-
-    def sync(self):
-        pass
-
-    def pop_sync_times(self):
-        return []
-
-
-class FakeTok:
-    pad_token_id = 0
-
-    def apply_chat_template(self, messages, tokenize=False, add_generation_prompt=True):
-        return "\n".join(m["content"] for m in messages)
-
-    def __call__(self, text, add_special_tokens=False):
-        return {"input_ids": [1] * min(len(text), 5)}
+from tests.fakes import CharTok, ScriptedEngine
 
 
 class FakePolicy:
     """The simulator (a tokenizer) and the agent (prompts, and the pure part of its batch preparation)."""
 
-    tokenizer = FakeTok()
+    tokenizer = CharTok()
     model = None
 
     def __init__(self, cfg=None):
@@ -129,7 +96,7 @@ def test_p_hat_renv_filter_and_weights(tmp_path):
     # the p-hat attempts are the GRPO groups (nothing rolled out twice): every valid generated task is
     # attempted once, the 5 that passed the filter join the batch nearest to α first, and one base task
     # (no replay: D_train has no earlier epoch yet) fills the sixth slot
-    assert cb.rollouts.agent.calls == [(6, 4), (1, 4)]
+    assert [(len(prompts), params.n) for prompts, params, _ in cb.rollouts.agent.calls] == [(6, 4), (1, 4)]
     assert [g.rewards.count(1.0) for g in dm.epoch_groups[:5]] == [2, 2, 1, 3, 4]
     assert dm.epoch_groups[5].task.source == "seed"
     g = dm.epoch_groups[2]
@@ -148,7 +115,7 @@ def test_replay_comes_from_earlier_epochs_and_generated_fraction_caps_the_share(
     class OneInFour(ScriptedEngine):  # each task solved once in 4: p̂ = 0.25, kept
         def generate(self, prompts, params, desc=None):
             tasks = policy.tasks[-len(prompts):]
-            self.texts_fn = lambda i, n: [gold_completion(tasks[i])] + ["x"] * (n - 1)
+            self.script = lambda i, n: [gold_completion(tasks[i])] + ["x"] * (n - 1)
             return super().generate(prompts, params, desc)
 
     cfg, dm, cb, policy = _setup(tmp_path, sim_texts, OneInFour(None),

@@ -7,34 +7,23 @@ import pytest
 
 from lightning_genenv.coevolution import env_record, score_tasks
 from lightning_genenv.config import compose
-from lightning_genenv.data import Group
 from lightning_genenv.generation import GeneratedTask
-from lightning_genenv.tasks import Task
-
-
-def _task(i):
-    return Task(id=f"g{i}", family="qa", question=f"q{i}?", check="exact", answer=str(i))
-
-
-def _group(task, successes, n=4):
-    rewards = [1.0] * successes + [0.0] * (n - successes)
-    return Group(task=task, prompt_ids=[1], completion_ids=[[2]] * n, rewards=rewards, logprobs=[[-1.0]] * n,
-                 truncated=[False] * n, texts=["t"] * n)
+from tests.fakes import group, solved, task
 
 
 def test_score_tasks_is_pure_and_complete():
     cur = compose(["model=tiny"]).curriculum  # alpha 0.5, beta 10, k_min 0.1
-    records = [GeneratedTask(3, "s", "simulator", [7], [8, 9], "x", _task(i), None) for i in range(4)]
+    records = [GeneratedTask(3, "s", "simulator", [7], [8, 9], "x", task(i), None) for i in range(4)]
     records.insert(1, GeneratedTask(3, "s", "simulator", [7], [8], "bad", None, "not_json"))
     valid = [r for r in records if r.task is not None]
-    groups = [_group(r.task, k) for r, k in zip(valid, [0, 1, 2, 4])]
+    groups = [group(r.task, solved(k, 4)) for r, k in zip(valid, [0, 1, 2, 4])]
     before = [g.rewards[:] for g in groups]
     out = score_tasks(records, groups, cur, success_threshold=1.0, lam=1.0, share=2)
     assert [g.rewards for g in groups] == before  # nothing changed in place
     assert out.scores[1] is None and [s.p_hat for s in out.scores if s] == [0.0, 0.25, 0.5, 1.0]
     assert [s.trained_on for s in out.scores if s] == [False, True, True, True]
     assert out.num_trained_on == 3 and len(out.train_records) == 3
-    assert [g.task.id for g in out.kept] == ["g2", "g1"]  # nearest to alpha first, at most share
+    assert [g.task.id for g in out.kept] == ["t2", "t1"]  # nearest to alpha first, at most share
     r_envs = [math.exp(-10 * (p - 0.5) ** 2) for p in (0.25, 0.5, 1.0)]
     assert [r.weight for r in out.sim_records] == pytest.approx([3 * math.exp(r) / sum(map(math.exp, r_envs))
                                                                  for r in r_envs])
