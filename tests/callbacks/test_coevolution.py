@@ -60,6 +60,7 @@ def test_malformed_generations_are_counted_not_fatal(tmp_path):
     cb.on_train_epoch_start(FakeTrainer(), agent)
     assert sum(cb.invalid.values()) == 6
     assert {"not_json", "no_json", "empty", "too_long", "unknown_tool", "argument_type_mismatch"} & set(cb.invalid)
+    print("INVALID", dict(cb.invalid))
     assert len(dm.epoch_groups) == 6  # filled with replayed and base tasks
     env = [json.loads(line) for line in (tmp_path / "pools" / "d_env.jsonl").read_text().splitlines()]
     assert len(env) == 6 and all(r["task"] is None and r["reason"] and r["r_env"] == 0.0 for r in env)
