@@ -33,3 +33,20 @@ def test_score_tasks_is_pure_and_complete():
     assert list(env_record(records[0], out.scores[0])) == [
         "epoch", "seed_id", "source", "prompt_ids", "completion_ids", "text", "task", "reason", "novelty", "attempted",
         "p_hat", "r_env", "trained_on"]  # the D_env line's field order
+
+
+def test_in_band_width_changes_the_in_band_fraction_and_nothing_else():
+    """curriculum.in_band_width is measured, never filtered on: p-hats 0.25 / 0.5 / 0.75 / 1.0 are 1 of 4 within
+    0.1 of alpha and 3 of 4 within 0.3; the scores, the filter, the RWR set and the kept groups are the same.
+    With curriculum.band set, the in-band fraction counts that band instead."""
+    records = [GeneratedTask(3, "s", "simulator", [7], [8, 9], "x", task(i), None) for i in range(4)]
+    groups = [group(r.task, solved(k, 4)) for r, k in zip(records, [1, 2, 3, 4])]
+    narrow, wide, banded = (score_tasks(records, groups, compose(["model=tiny", *args]).curriculum,
+                                        success_threshold=1.0, lam=1.0, share=4)
+                            for args in ([], ["curriculum.in_band_width=0.3"],
+                                         ["curriculum.in_band_width=0.3", "curriculum.band=0.1"]))
+    assert narrow.stats.pop("curriculum/in_band_fraction") == 0.25
+    assert wide.stats.pop("curriculum/in_band_fraction") == 0.75
+    assert narrow.stats == wide.stats and narrow.scores == wide.scores and narrow.kept == wide.kept
+    assert narrow.train_records == wide.train_records and narrow.sim_records == wide.sim_records
+    assert banded.stats["curriculum/in_band_fraction"] == 0.25 and banded.num_trained_on == 1  # band filters
