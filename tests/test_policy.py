@@ -26,12 +26,17 @@ class _Policy(PolicyModule):
     log_prefix = "test"  # the agent and simulator modules name theirs
 
 
-def _linear_policy(**kwargs) -> _Policy:
-    torch.manual_seed(0)
-    kwargs = {"weight_decay": DEFAULTS.agent.weight_decay, "needs_anchor": True,
+def _policy(model, tokenizer, **kwargs) -> _Policy:
+    """A policy with an anchor and the schema's defaults for what ``kwargs`` leaves out."""
+    kwargs = {"learning_rate": 0.1, "weight_decay": DEFAULTS.agent.weight_decay, "needs_anchor": True,
               "cpu_offload": DEFAULTS.strategy.cpu_offload,
               "max_nonfinite_steps": DEFAULTS.trainer.max_nonfinite_steps, **kwargs}
-    return _Policy(torch.nn.Linear(3, 2), tokenizer=None, learning_rate=0.1, **kwargs)
+    return _Policy(model, tokenizer, **kwargs)
+
+
+def _linear_policy(**kwargs) -> _Policy:
+    torch.manual_seed(0)
+    return _policy(torch.nn.Linear(3, 2), None, **kwargs)
 
 
 class _Trainer:
@@ -73,7 +78,7 @@ def test_the_anchor_is_a_frozen_copy_and_none_without_one():
 
 def test_logprobs_are_the_temperature_scaled_log_softmax_of_the_completion_tokens(tiny):
     model, tok = tiny
-    policy = _Policy(model, tok, learning_rate=1e-3)
+    policy = _policy(model, tok, learning_rate=1e-3)
     prompt, completion = [5, 6, 7], [8, 9, 10]
     batch = pad_batch([prompt], [completion], tok.pad_token_id)
     with torch.no_grad():  # the reference by hand: one forward of prompt + completion
@@ -92,7 +97,7 @@ def test_logprobs_are_the_temperature_scaled_log_softmax_of_the_completion_token
 
 
 def test_the_optimizer_is_adamw_over_trainable_parameters_built_once():
-    policy = _Policy(torch.nn.Linear(3, 2), tokenizer=None, learning_rate=0.25, weight_decay=0.5)
+    policy = _policy(torch.nn.Linear(3, 2), None, learning_rate=0.25, weight_decay=0.5)
     policy.model.bias.requires_grad_(False)
     opt = policy.configure_optimizers()
     assert isinstance(opt, torch.optim.AdamW) and policy.configure_optimizers() is opt
