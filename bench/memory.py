@@ -56,7 +56,10 @@ def one(model_name: str, player: str, lora: bool, checkpointing: bool, shape: st
     model, tok = load_causal_lm(model_name, lora=LORA if lora else None, gradient_checkpointing=checkpointing)
     cfg = compose(["model=tiny"])
     vocab = model.config.vocab_size
-    module = AgentModule(model, tok, cfg.agent) if player == "agent" else SimulatorModule(model, tok, cfg.simulator)
+    common = (cfg.strategy.cpu_offload, cfg.trainer.max_nonfinite_steps)
+    module = (AgentModule(model, tok, cfg.agent, cfg.trainer.accumulate_grad_batches, *common,
+                          trainable=cfg.curriculum.train_agent) if player == "agent"
+              else SimulatorModule(model, tok, cfg.simulator, cfg.curriculum.train_simulator, *common))
     groups, n, p_len, c_len = SHAPES[shape][player]
     module.log_dict = lambda *a, **k: None  # no trainer attached in a micro-benchmark
     device = "cuda" if torch.cuda.is_available() else "cpu"

@@ -122,13 +122,17 @@ def ours(player: str, model_name: str, args):
     model, tok = load(model_name, args.lora)
     if player == "agent":
         _, _, _, completion = args.shape["agent"]
-        cfg = compose(["model=tiny", f"agent.loss_type={args.loss_type}", f"agent.beta={args.beta}",
-                       f"agent.epsilon={EPSILON}", f"agent.epsilon_high={EPSILON_HIGH}",
-                       f"agent.max_completion_length={completion}"]).agent
-        module = AgentModule(model, tok, cfg)
+        full = compose(["model=tiny", f"agent.loss_type={args.loss_type}", f"agent.beta={args.beta}",
+                        f"agent.epsilon={EPSILON}", f"agent.epsilon_high={EPSILON_HIGH}",
+                        f"agent.max_completion_length={completion}"])
+        cfg = full.agent
+        module = AgentModule(model, tok, cfg, full.trainer.accumulate_grad_batches, full.strategy.cpu_offload,
+                             full.trainer.max_nonfinite_steps, trainable=full.curriculum.train_agent)
     else:
-        cfg = compose(["model=tiny", f"simulator.kl_coef={args.kl_coef}", "simulator.kl_max=1e9"]).simulator
-        module = SimulatorModule(model, tok, cfg)
+        full = compose(["model=tiny", f"simulator.kl_coef={args.kl_coef}", "simulator.kl_max=1e9"])
+        cfg = full.simulator
+        module = SimulatorModule(model, tok, cfg, full.curriculum.train_simulator, full.strategy.cpu_offload,
+                                 full.trainer.max_nonfinite_steps)
     module.log_dict = lambda *a, **k: None  # no trainer attached
     perturb(model)
 

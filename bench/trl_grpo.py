@@ -69,7 +69,7 @@ EXPERIMENT = "experiment=base_grpo"
 
 def layout(cfg) -> BatchLayout:
     """Our batch layout in one process, for ``curriculum=none`` (every epoch: tasks_per_epoch groups)."""
-    return BatchLayout.from_config(cfg.data, cfg.agent, cfg.trainer.accumulate_grad_batches)
+    return BatchLayout.from_config(cfg.data, cfg.agent, cfg.trainer.accumulate_grad_batches, 1)
 
 
 def optimizer_steps(cfg) -> int:
@@ -165,7 +165,9 @@ def evaluator(model, tokenizer, cfg, dm: GenEnvDataModule, backend: str):
 
     engine = build_engine(backend, model, tokenizer, cfg.rollout.batch_size, False, cfg.rollout)
     no_reference = OmegaConf.merge(cfg.agent, {"beta": 0.0})  # evaluation needs no reference model (copy)
-    agent = AgentModule(model, tokenizer, no_reference, rollouts=Rollouts.of(engine),
+    agent = AgentModule(model, tokenizer, no_reference, cfg.trainer.accumulate_grad_batches, cfg.strategy.cpu_offload,
+                        cfg.trainer.max_nonfinite_steps, trainable=cfg.curriculum.train_agent,
+                        rollouts=Rollouts.of(engine),
                         shots_for=lambda task: dm.family_examples(task, cfg.agent.num_shots))
 
     def evaluate() -> dict[str, float]:

@@ -46,7 +46,7 @@ from torchmetrics import MeanMetric
 
 from lightning_genenv.layout import BatchLayout
 from lightning_genenv.losses import group_advantages, grpo_loss, masked_mean, truncated_is_weights
-from lightning_genenv.metrics import rollout_metrics
+from lightning_genenv.metrics import batch_metrics
 from lightning_genenv.policy import PolicyModule
 from lightning_genenv.prompts import agent_messages
 from lightning_genenv.reward_funcs import score_attempt
@@ -81,10 +81,10 @@ def _reward_and_reason(task: Task, text: str, cfg) -> tuple[float, str | None]:
 class AgentModule(PolicyModule):
     log_prefix = "agent"
 
-    def __init__(self, model, tokenizer, cfg, accumulate_grad_batches: int = 1, cpu_offload: bool = False,
-                 max_nonfinite_steps: int = 3, total_steps: int | None = None, rollouts: Rollouts | None = None,
-                 shots_for: Callable[[Task], list[Task]] | None = None, is_cap: float | None = None,
-                 trainable: bool = True):
+    def __init__(self, model, tokenizer, cfg, accumulate_grad_batches: int, cpu_offload: bool,
+                 max_nonfinite_steps: int, *, trainable: bool, total_steps: int | None = None,
+                 rollouts: Rollouts | None = None, shots_for: Callable[[Task], list[Task]] | None = None,
+                 is_cap: float | None = None):
         """``rollouts``: the engines the agent samples with (validation); ``shots_for``: a task's few-shot
         examples; ``is_cap``: the truncated IS correction for an external sampler (vLLM), or None;
         ``trainable=False``: the agent never updates (``curriculum.train_agent``), every epoch's batches
@@ -174,7 +174,7 @@ class AgentModule(PolicyModule):
             use_bias_correction_kl=cfg.use_bias_correction_kl, is_weights=is_weights,
         )
         n = batch["completion_ids"].size(0)
-        log = {"agent/loss": loss.detach(), **rollout_metrics(batch),
+        log = {"agent/loss": loss.detach(), **batch_metrics(batch, "agent/"),
                "agent/entropy": masked_mean(-logp.detach(), mask),
                "agent/sampler_logprob_gap": masked_mean((logp.detach() - sampler).abs(), mask)}
         if is_weights is not None:

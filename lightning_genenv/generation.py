@@ -58,9 +58,10 @@ class GeneratedTask:
 def write_tasks(engine: RolloutEngine, tokenizer, seeds: list[Task], examples_for: Callable[[Task], list[Task]],
                 sim_cfg, epoch: int, invalid: Counter, num_variations: int | None = None,
                 results_for: Callable[[str], FamilyResults | None] = lambda family: None,
-                alpha: float | None = None) -> list[GeneratedTask]:
+                alpha: float | None = None, in_band_width: float | None = None) -> list[GeneratedTask]:
     """``num_variations`` (default ``sim_cfg.num_variations``) generations per seed, as records.
-    ``results_for(family)`` gives the agent's recent results that the prompt is conditioned on."""
+    ``results_for(family)`` gives the agent's recent results that the prompt is conditioned on (``alpha`` and
+    ``in_band_width``, the curriculum config's, are then required: :func:`~lightning_genenv.prompts.results_text`)."""
     n = num_variations or sim_cfg.num_variations
     shown = {}  # per seed: the tasks its prompt shows, which a generation may copy
     prompts = []
@@ -68,7 +69,7 @@ def write_tasks(engine: RolloutEngine, tokenizer, seeds: list[Task], examples_fo
         examples, results = examples_for(s), results_for(s.family)
         history = [results.solved, results.unsolved] if results is not None else []
         shown[s.id] = [s, *examples, *(t for t in history if t is not None)]
-        prompts.append(encode_chat(tokenizer, simulator_messages(s, examples, results, alpha,
+        prompts.append(encode_chat(tokenizer, simulator_messages(s, examples, results, alpha, in_band_width,
                                                                     difficulty_hint=sim_cfg.difficulty_hint),
                                    simulator_prefix(s)))
     params = SamplingParams(n=n, temperature=sim_cfg.temperature, top_p=sim_cfg.top_p,

@@ -30,13 +30,13 @@ def epoch_seed(seed: int, epoch: int) -> int:
 class BatchLayout:
     tasks_per_epoch: int
     groups_per_step: int  # per micro-batch, per rank
-    accumulate_grad_batches: int = 1
-    num_iterations: int = 1
+    accumulate_grad_batches: int
+    num_iterations: int
     world_size: int = 1
     rank: int = 0
 
     @classmethod
-    def from_config(cls, data_cfg, agent_cfg, accumulate_grad_batches: int = 1, world_size: int = 1,
+    def from_config(cls, data_cfg, agent_cfg, accumulate_grad_batches: int, world_size: int,
                     rank: int = 0) -> "BatchLayout":
         return cls(data_cfg.tasks_per_epoch, agent_cfg.groups_per_step, accumulate_grad_batches,
                    agent_cfg.num_iterations, world_size, rank)
@@ -83,6 +83,18 @@ class BatchLayout:
         per_step = self.groups_per_global_step
         return [groups[start:start + per_step] for start in range(0, len(groups), per_step)]
 
+    def uneven_steps(self) -> str | None:
+        """Why the epoch's groups do not cut into whole global optimizer steps, or None. The one
+        divisibility check: the config's (one process, at compose time) and :meth:`problem`'s (every process)."""
+        per_step = self.groups_per_global_step
+        if self.tasks_per_epoch % per_step == 0:
+            return None
+        if self.world_size == 1:
+            return (f"data.tasks_per_epoch={self.tasks_per_epoch} must be divisible by agent.groups_per_step x "
+                    f"trainer.accumulate_grad_batches={per_step}")
+        return (f"with {self.world_size} processes, data.tasks_per_epoch={self.tasks_per_epoch} must be divisible "
+                f"by processes x agent.groups_per_step x trainer.accumulate_grad_batches={per_step}")
+
     def problem(self, seeds_per_epoch: int, base_size: int | None = None) -> str | None:
         """Why the epoch cannot be filled (``base_size``: base seeds, which fill it when no generated or
         replayed task does) or split evenly over the ranks, or None."""
@@ -90,9 +102,10 @@ class BatchLayout:
             return (f"the base set has {base_size} tasks, fewer than data.tasks_per_epoch={self.tasks_per_epoch} "
                     "(an epoch with no valid generated task is filled from it); lower data.tasks_per_epoch or "
                     "add seeds")
-        per_step = self.groups_per_global_step
-        if self.tasks_per_epoch % per_step or seeds_per_epoch % self.world_size:
-            return (f"with {self.world_size} processes, data.tasks_per_epoch={self.tasks_per_epoch} must be "
-                    f"divisible by processes x agent.groups_per_step x trainer.accumulate_grad_batches={per_step} "
-                    f"and data.seeds_per_epoch={seeds_per_epoch} by {self.world_size}")
+        uneven = self.uneven_steps()
+        if uneven:
+            return uneven
+        if seeds_per_epoch % self.world_size:
+            return (f"with {self.world_size} processes, data.seeds_per_epoch={seeds_per_epoch} must be divisible "
+                    f"by {self.world_size}")
         return None

@@ -114,8 +114,8 @@ def truncated_is_weights(trainer_logp: torch.Tensor, sampler_logp: torch.Tensor,
 
 
 def grpo_loss(logp: torch.Tensor, old_logp: torch.Tensor, advantages: torch.Tensor,
-              mask: torch.Tensor, *, ref_logp: torch.Tensor | None = None, beta: float = 0.0,
-              epsilon: float = 0.2, epsilon_high: float | None = None, loss_type: str = "dapo",
+              mask: torch.Tensor, *, epsilon: float, loss_type: str, ref_logp: torch.Tensor | None = None,
+              beta: float = 0.0, epsilon_high: float | None = None,
               max_completion_length: int | None = None,
               num_items_in_batch: float | None = None,
               is_weights: torch.Tensor | None = None,

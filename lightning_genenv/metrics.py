@@ -1,7 +1,8 @@
 """Training metrics as pure functions of a GRPO batch, under TRL's GRPOTrainer names.
 
-TRL logs these per generation batch; we log them per optimizer micro-batch under ``agent/``, and the
-co-evolution callback logs the epoch's equivalents under ``rollout/``.
+TRL logs these per generation batch; we log them per optimizer micro-batch under ``agent/``
+(:func:`batch_metrics`), and the co-evolution callback logs the epoch's equivalents under ``rollout/``
+(:func:`lightning_genenv.coevolution.telemetry.rollout_metrics`).
 
 Deliberately left out: TRL's per-reward-function columns (``rewards/<name>/mean``): the callback logs them
 per epoch from the groups (:func:`lightning_genenv.reward_funcs.reward_metrics`), the steps log ``R_agent``.
@@ -36,7 +37,7 @@ def completion_stats(lengths: torch.Tensor, truncated: torch.Tensor) -> dict[str
             "completions/max_length": lengths.max(), "completions/clipped_ratio": truncated.float().mean()}
 
 
-def rollout_metrics(batch: dict, prefix: str = "agent/") -> dict[str, torch.Tensor]:
+def batch_metrics(batch: dict, prefix: str) -> dict[str, torch.Tensor]:
     """Reward and completion statistics of a collated GRPO batch (:func:`data.collate_groups`), whose
     completions come group by group, as many per prompt."""
     per_group = batch["completion_ids"].size(0) // batch["prompt_ids"].size(0)

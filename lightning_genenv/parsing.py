@@ -4,9 +4,9 @@ Model output is data, never code: nothing here calls ``eval``, ``exec`` or ``pic
 decoded with :class:`json.JSONDecoder` under explicit bounds (input length, nesting depth, number
 size and finiteness). No parser raises on any input string; each returns ``(value, None)`` or
 ``(None, reason)``, where ``reason`` is a short snake_case counter key from the ``*_REASONS`` sets
-below (GENENV.md §3: an unparseable output scores 0 and its reason is counted).
+below (:mod:`lightning_genenv.rewards`: an unparseable output scores 0 and its reason is counted).
 
-Formats (GENENV.md §2):
+Formats (the task schema: :mod:`lightning_genenv.tasks`):
 
 - agent, tool tasks: ``<tool_call>{"name": "...", "arguments": {...}}</tool_call>``;
 - agent, question-answer tasks: ``<answer>...</answer>``;

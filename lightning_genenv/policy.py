@@ -31,8 +31,8 @@ def is_peft(model) -> bool:
 
 
 class PolicyModule(L.LightningModule):
-    def __init__(self, model, tokenizer, learning_rate: float, weight_decay: float = 0.0,
-                 needs_anchor: bool = True, cpu_offload: bool = False, max_nonfinite_steps: int = 3):
+    def __init__(self, model, tokenizer, learning_rate: float, weight_decay: float, needs_anchor: bool,
+                 cpu_offload: bool, max_nonfinite_steps: int):
         super().__init__()
         self.max_nonfinite_steps = max_nonfinite_steps
         self.nonfinite_steps = 0  # skipped steps (non-finite loss or gradient), in total

@@ -12,10 +12,11 @@ that model writes a valid tool call about half the time (FACTS.md).
   append :func:`simulator_prefix` so the assistant turn starts inside the JSON object; parse
   ``prefix + generated_text`` with :func:`parsing.parse_simulator_output`.
 
-The simulator is conditioned on the agent's historical performance (GENENV.md §1): with
+The simulator is conditioned on the agent's historical performance (as in GenEnv, arXiv 2512.19682): with
 :class:`FamilyResults`, its prompt carries the agent's recent success rate on the family, one task it
 solved and one it failed, and (``simulator.difficulty_hint``) a written nudge toward the target rate
-``α``: harder when it solves more than ``α`` + 0.1, easier when less than ``α`` - 0.1. Without the
+``α``: harder when it solves more than ``α`` + w, easier when less than ``α`` - w
+(w: ``curriculum.in_band_width``). Without the
 nudge the prompt shows the history only, as the paper does, and any curriculum must come from RWR.
 
 Deliberately left out: multi-turn tool execution (one call per task), per-model prompt
@@ -181,30 +182,32 @@ def _simulator_system(seed: Task) -> str:
     )
 
 
-def results_text(results: FamilyResults, alpha: float, difficulty_hint: bool) -> str:
+def results_text(results: FamilyResults, alpha: float, in_band_width: float, difficulty_hint: bool) -> str:
     """The agent's recent results on the family, as the simulator reads them; with ``difficulty_hint``,
-    a last line asking for a harder or easier task when the success rate is 0.1 away from ``alpha``."""
+    a last line asking for a harder or easier task when the success rate is more than ``in_band_width``
+    (``curriculum.in_band_width``) away from ``alpha``."""
     lines = [f"The assistant recently solved {results.success_rate:.0%} of {results.attempts} attempts "
              f"at {results.family} tasks."]
     if results.solved is not None:
         lines.append(f"A task it solved: {task_to_simulator_json(results.solved)}")
     if results.unsolved is not None:
         lines.append(f"A task it failed: {task_to_simulator_json(results.unsolved)}")
-    if difficulty_hint and results.success_rate > alpha + 0.1:
+    if difficulty_hint and results.success_rate > alpha + in_band_width:
         lines.append("Make the new task a little harder.")
-    elif difficulty_hint and results.success_rate < alpha - 0.1:
+    elif difficulty_hint and results.success_rate < alpha - in_band_width:
         lines.append("Make the new task a little easier.")
     return "\n".join(lines)
 
 
 def simulator_messages(seed: Task, examples: list[Task], results: FamilyResults | None = None,
-                       alpha: float | None = None, *, difficulty_hint: bool) -> list[Message]:
+                       alpha: float | None = None, in_band_width: float | None = None, *,
+                       difficulty_hint: bool) -> list[Message]:
     """Instructions and tools, then the seed and examples as JSON lines (seed first), then the agent's
-    recent results on the family when there are any (``alpha``, the target success rate, is then
-    required; ``difficulty_hint``: :func:`results_text`)."""
+    recent results on the family when there are any (``alpha``, the target success rate, and
+    ``in_band_width`` are then required; ``difficulty_hint``: :func:`results_text`)."""
     lines = [task_to_simulator_json(seed)]
     lines += [task_to_simulator_json(e) for e in examples if e.id != seed.id]
-    history = f"{results_text(results, alpha, difficulty_hint)}\n" if results is not None else ""
+    history = f"{results_text(results, alpha, in_band_width, difficulty_hint)}\n" if results is not None else ""
     user = (
         f"Examples of {seed.family} tasks:\n"
         + "\n".join(lines)

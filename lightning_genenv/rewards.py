@@ -1,4 +1,5 @@
-"""Rewards for both players, as pure functions (GENENV.md §3).
+"""Rewards for both players, as pure functions: the task's check and GenEnv's α-Curriculum Reward
+(arXiv 2512.19682; README.md).
 
 - Agent: ``R_agent`` is 1/0 structured equality of the tool call for ``check="tool_call"``, exact
   match for ``check="exact"``, and SQuAD token F1 for ``check="f1"``. An unparseable output scores 0
@@ -61,11 +62,11 @@ def token_f1(pred: str, gold: str) -> float:
     return 2 * precision * recall / (precision + recall)
 
 
-def calls_match(pred: Any, gold: Any, subset: bool = False) -> bool:
+def calls_match(pred: Any, gold: Any, *, subset: bool) -> bool:
     """Same tool name and arguments after canonicalization (key order, whitespace, 3.0 vs 3).
 
     With ``subset=True`` the prediction may carry extra top-level arguments beyond the gold ones
-    (the public GenEnv rule); the default is exact equality (the API-Bank rule).
+    (the public GenEnv rule); ``subset=False`` is exact equality (the API-Bank rule).
     """
     if not isinstance(pred, dict) or not isinstance(gold, dict):
         return False
@@ -85,7 +86,7 @@ def calls_match(pred: Any, gold: Any, subset: bool = False) -> bool:
         return False
 
 
-def agent_reward(task: Task, text: str, subset_match: bool = False) -> tuple[float, str | None]:
+def agent_reward(task: Task, text: str, subset_match: bool) -> tuple[float, str | None]:
     """``R_agent`` of one attempt and why it scored 0 (a parse reason, or ``"wrong_call"`` /
     ``"wrong_answer"``); the reason is None whenever the reward is positive."""
     if task.check == "tool_call":
@@ -107,7 +108,7 @@ def agent_reward(task: Task, text: str, subset_match: bool = False) -> tuple[flo
     return 0.0, "unknown_check"
 
 
-def task_check(task: Task, completion: str, subset_match: bool = False) -> float:
+def task_check(task: Task, completion: str, subset_match: bool) -> float:
     """The task's built-in check as a reward plug-in (``agent.reward_funcs=[lightning_genenv.rewards:task_check,
     ...]``): :func:`agent_reward` without its reason; ``agent.subset_match`` is bound when it is loaded."""
     return agent_reward(task, completion, subset_match)[0]
@@ -116,28 +117,26 @@ def task_check(task: Task, completion: str, subset_match: bool = False) -> float
 # ----------------------------------------------------------------------------- environment
 
 
-def success_rate(rewards: Sequence[float], threshold: float = 1.0) -> float:
+def success_rate(rewards: Sequence[float], threshold: float) -> float:
     """``p̂ = k/n``: the share of attempts with reward >= threshold. No attempts gives 0."""
     if not rewards:
         return 0.0
     return sum(1 for r in rewards if r >= threshold - _EPS) / len(rewards)
 
 
-def env_reward(p_hat: float, alpha: float = 0.5, beta: float = 10.0) -> float:
+def env_reward(p_hat: float, alpha: float, beta: float) -> float:
     """GenEnv's ``R_env = exp(-β (p̂ - α)²)``: 1 at ``p̂ = α``; ``exp(-β/4)`` at 0 and 1 for α = 0.5."""
     return math.exp(-beta * (p_hat - alpha) ** 2)
 
 
-def passes_filter(
-    p_hat: float, k_min: float = 0.1, alpha: float = 0.5, band: float | None = None
-) -> bool:
+def passes_filter(p_hat: float, k_min: float, alpha: float, band: float | None) -> bool:
     """The difficulty filter: ``p̂ >= k_min`` and, when ``band`` is set, ``|p̂ - α| <= band``."""
     if p_hat < k_min - _EPS:
         return False
     return band is None or abs(p_hat - alpha) <= band + _EPS
 
 
-def rwr_weights(r_env: Sequence[float], lam: float = 1.0) -> list[float]:
+def rwr_weights(r_env: Sequence[float], lam: float) -> list[float]:
     """RWR weights ``w_i ∝ exp(R_i / λ)``, self-normalized to average 1 (they sum to N)."""
     if lam <= 0:
         raise ValueError(f"rwr temperature lam must be positive, got {lam}")
@@ -173,21 +172,19 @@ def band_reward(p_hat: float, alpha: float, band: float) -> float:
     return 1.0 if abs(p_hat - alpha) <= band + _EPS else 0.0
 
 
-def _genenv(p_hat: float, *, alpha: float = 0.5, beta: float = 10.0, band: float | None = None) -> float:
+def _genenv(p_hat: float, *, alpha: float, beta: float, band: float | None) -> float:
     return env_reward(p_hat, alpha, beta)
 
 
-def _rzero(p_hat: float, *, alpha: float = 0.5, beta: float = 10.0, band: float | None = None) -> float:
+def _rzero(p_hat: float, *, alpha: float, beta: float, band: float | None) -> float:
     return rzero_reward(p_hat)
 
 
-def _absolute_zero(
-    p_hat: float, *, alpha: float = 0.5, beta: float = 10.0, band: float | None = None
-) -> float:
+def _absolute_zero(p_hat: float, *, alpha: float, beta: float, band: float | None) -> float:
     return absolute_zero_reward(p_hat)
 
 
-def _band(p_hat: float, *, alpha: float = 0.5, beta: float = 10.0, band: float | None = None) -> float:
+def _band(p_hat: float, *, alpha: float, beta: float, band: float | None) -> float:
     if band is None:
         raise ValueError("the 'band' environment reward needs a band width (band=...)")
     return band_reward(p_hat, alpha, band)

@@ -39,8 +39,7 @@ from lightning_genenv.policy import PolicyModule
 class SimulatorModule(PolicyModule):
     log_prefix = "sim"
 
-    def __init__(self, model, tokenizer, cfg, trainable: bool = True, cpu_offload: bool = False,
-                 max_nonfinite_steps: int = 3):
+    def __init__(self, model, tokenizer, cfg, trainable: bool, cpu_offload: bool, max_nonfinite_steps: int):
         # An untrained simulator (GenEnv-Random) needs no frozen copy of itself.
         super().__init__(model, tokenizer, cfg.learning_rate, cfg.weight_decay, needs_anchor=trainable,
                          cpu_offload=cpu_offload, max_nonfinite_steps=max_nonfinite_steps)

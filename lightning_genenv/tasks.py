@@ -1,6 +1,6 @@
 """Task schema: what a task is, how it is validated, and how it travels as JSONL.
 
-A task is declarative data (GENENV.md §2). It has a question, the tool specs the agent may call
+A task is declarative data (README.md, "Your own tasks"). It has a question, the tool specs the agent may call
 (JSON-schema function definitions), and an evaluation spec: either a gold tool call that must match
 exactly after canonicalization (``check="tool_call"``), a reference answer scored by exact match
 (``check="exact"``) or token F1 (``check="f1"``), or (``check="custom"``) an opaque JSON ``answer``

@@ -3,10 +3,10 @@
 import pytest
 import torch
 
-from lightning_genenv.agent import AgentModule
 from lightning_genenv.config import compose
 from lightning_genenv.models import load_causal_lm
 from lightning_genenv.values import Group, collate_groups
+from tests.fakes import agent_module
 
 
 @pytest.mark.parametrize("loss_type", ["grpo", "bnpo", "dr_grpo", "dapo"])
@@ -14,7 +14,7 @@ def test_agent_step_moves_weights_toward_positive_advantage(tiny_dir, agent_batc
     torch.manual_seed(0)
     model, tok = load_causal_lm(tiny_dir)
     cfg = compose(["model=tiny", f"agent.loss_type={loss_type}", "agent.learning_rate=1e-2", "agent.beta=0.01"]).agent
-    agent = AgentModule(model, tok, cfg)
+    agent = agent_module(model, tok, cfg)
     assert agent.anchor is not None and not any(p.requires_grad for p in agent.anchor.parameters())
     batch = agent_batch(tok, sampler=agent)
     opt = agent.configure_optimizers()
@@ -35,7 +35,7 @@ def test_stored_reference_logprobs_replace_the_anchor_forward(tiny_dir, agent_ba
     """num_iterations > 1: the callback stores the reference log-probs once; the step reuses them."""
     torch.manual_seed(0)
     model, tok = load_causal_lm(tiny_dir)
-    agent = AgentModule(model, tok, compose(["model=tiny", "agent.beta=0.5"]).agent)
+    agent = agent_module(model, tok, compose(["model=tiny", "agent.beta=0.5"]).agent)
     agent.log_dict = lambda *a, **k: None
     with torch.no_grad():
         for p in model.parameters():  # the policy away from its reference, so the KL is not 0
@@ -65,7 +65,7 @@ def test_an_external_samplers_gap_becomes_a_capped_is_weight_and_the_ratio_start
 
     torch.manual_seed(0)
     model, tok = load_causal_lm(tiny_dir)
-    agent = AgentModule(model, tok, compose(["model=tiny", "agent.beta=0.0", "agent.num_generations=4"]).agent,
+    agent = agent_module(model, tok, compose(["model=tiny", "agent.beta=0.0", "agent.num_generations=4"]).agent,
                         is_cap=2.0)
     completions = [[8, 9, 10], [11, 12], [13], [8, 8, 8]]
     group = Group(task=None, prompt_ids=[5, 6, 7], completion_ids=completions, rewards=[1.0, 0.0, 0.0, 1.0],
@@ -74,7 +74,8 @@ def test_an_external_samplers_gap_becomes_a_capped_is_weight_and_the_ratio_start
         trainer_logp = agent.logprobs(collate_groups([group], tok.pad_token_id), agent.cfg.temperature)
     sampler = [row[:len(c)].add(-offset).tolist() for row, c in zip(trainer_logp, completions)]
     group.logprobs = sampler
-    prepared, = agent.prepare_groups([group], BatchLayout(tasks_per_epoch=1, groups_per_step=1))
+    layout = BatchLayout(tasks_per_epoch=1, groups_per_step=1, accumulate_grad_batches=1, num_iterations=1)
+    prepared, = agent.prepare_groups([group], layout)
     for old, row, c in zip(prepared.old_logprobs, trainer_logp, completions):
         assert old == pytest.approx(row[:len(c)].tolist(), abs=1e-5)
     logged = {}
@@ -95,8 +96,8 @@ def test_a_frozen_agent_prepares_groups_without_forward_passes(tiny_dir):
     group = lambda: Group(task=None, prompt_ids=[5, 6, 7], completion_ids=[[8, 9], [10]], rewards=[1.0, 0.0],  # noqa: E731
                           logprobs=[[-1.0] * 2, [-1.0]], truncated=[False] * 2, texts=[""] * 2)
     layout = BatchLayout(tasks_per_epoch=1, groups_per_step=1)
-    frozen, = AgentModule(model, tok, cfg, is_cap=2.0, trainable=False).prepare_groups([group()], layout)
-    trained, = AgentModule(model, tok, cfg, is_cap=2.0).prepare_groups([group()], layout)
+    frozen, = agent_module(model, tok, cfg, is_cap=2.0, trainable=False).prepare_groups([group()], layout)
+    trained, = agent_module(model, tok, cfg, is_cap=2.0, trainable=True).prepare_groups([group()], layout)
     assert frozen.old_logprobs is None and frozen.ref_logprobs is None
     assert frozen.advantages == pytest.approx(trained.advantages)
     assert trained.old_logprobs is not None and trained.ref_logprobs is not None and trained.advantages[0] > 0

@@ -6,7 +6,7 @@ import torch
 from lightning_genenv.config import compose
 from lightning_genenv.data import GenEnvDataModule
 from lightning_genenv.tasks import Task
-from lightning_genenv.values import Group
+from tests.fakes import group, task
 
 
 def _task(i, family="weather"):
@@ -17,8 +17,9 @@ def _task(i, family="weather"):
 
 
 def _group(i, n=2):
-    return Group(task=_task(i), prompt_ids=[1] * (i + 1), completion_ids=[[5] * (j + 1) for j in range(n)],
-                 rewards=[1.0, 0.0][:n], logprobs=[[-0.5] * (j + 1) for j in range(n)],
+    """Group ``i``: a prompt of ``i + 1`` tokens and completions of 1, 2, ... tokens (padding shows)."""
+    return group(task(i, family="weather"), [1.0, 0.0][:n], prompt_ids=[1] * (i + 1),
+                 completion_ids=[[5] * (j + 1) for j in range(n)], logprobs=[[-0.5] * (j + 1) for j in range(n)],
                  truncated=[False, True][:n], texts=["a", "b"][:n], advantages=[1.0, -1.0][:n],
                  num_items_in_batch=7.0)
 

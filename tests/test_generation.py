@@ -11,7 +11,8 @@ import pytest
 
 from lightning_genenv.generation import GeneratedTask, static_records, write_tasks
 from lightning_genenv.prompts import FamilyResults, simulator_messages, simulator_prefix
-from lightning_genenv.rollout import Sample, SamplingParams
+from lightning_genenv.rollout import SamplingParams
+from tests.fakes import CharTok, ScriptedEngine, char_ids
 from tests.samples import QA_SEED, TOOL_SEED
 
 SIM_CFG = SimpleNamespace(num_variations=2, temperature=0.8, top_p=0.9, max_completion_length=48,
@@ -20,33 +21,7 @@ ROME = 'What is the weather in Rome?","call":{"name":"get_weather","arguments":{
 LIMA = 'What is the capital of Peru?","answer":"Lima"}'
 
 
-class CharTok:
-    """Chat template: the contents joined by ``|`` plus an open assistant turn; one id per character."""
-
-    def apply_chat_template(self, messages, tokenize=False, add_generation_prompt=True):
-        assert not tokenize and add_generation_prompt
-        return "|".join(m["content"] for m in messages) + "|assistant:"
-
-    def __call__(self, text, add_special_tokens=False):
-        return {"input_ids": [ord(c) for c in text]}
-
-
-def _ids(messages, prefix) -> list[int]:
-    """The prompt ids written out without ``encode_chat``: what ``CharTok`` makes of the chat."""
-    return [ord(c) for c in "|".join(m["content"] for m in messages) + "|assistant:" + prefix]
-
-
-class ScriptedEngine:
-    """Returns ``texts[seed index][j]`` as sample ``j``; records what it was asked."""
-
-    def __init__(self, texts):
-        self.texts, self.calls = texts, []
-
-    def generate(self, prompts, params, desc=None):
-        self.calls.append((prompts, params, desc))
-        return [[Sample(prompt_ids=p, completion_ids=[100 + i, 200 + j], text=self.texts[i][j],
-                        logprobs=[-1.0, -2.0], truncated=False) for j in range(params.n)]
-                for i, p in enumerate(prompts)]
+_ids = char_ids  # what CharTok makes of a chat
 
 
 def test_write_tasks_turns_each_generation_into_a_record():
@@ -88,11 +63,12 @@ def test_write_tasks_num_variations_results_and_alpha_reach_the_prompt():
     results = FamilyResults(family="weather", success_rate=0.9, attempts=10, solved=None, unsolved=None)
     engine = ScriptedEngine([[ROME] * 3])
     records = write_tasks(engine, CharTok(), [TOOL_SEED], lambda s: [], SIM_CFG, 1, Counter(), num_variations=3,
-                          results_for=lambda family: results if family == "weather" else None, alpha=0.5)
+                          results_for=lambda family: results if family == "weather" else None, alpha=0.5,
+                          in_band_width=0.1)
     (prompts, params, _), = engine.calls
     assert params.n == 3 and len(records) == 3
     assert [r.task.id for r in records] == ["gen-e1-w-0-0", "gen-e1-w-0-1", "gen-e1-w-0-2"]
-    messages = simulator_messages(TOOL_SEED, [], results, 0.5, difficulty_hint=True)
+    messages = simulator_messages(TOOL_SEED, [], results, 0.5, 0.1, difficulty_hint=True)
     assert prompts == [_ids(messages, simulator_prefix(TOOL_SEED))]
     assert "recently solved 90% of 10 attempts" in messages[1]["content"]  # the prompt really differs
     assert prompts[0] != _ids(simulator_messages(TOOL_SEED, [], difficulty_hint=True), simulator_prefix(TOOL_SEED))
@@ -107,7 +83,7 @@ def test_the_difficulty_hint_changes_the_prompt_and_nothing_else(rate):
         engine = ScriptedEngine([[ROME, LIMA]])
         cfg = SimpleNamespace(**{**vars(SIM_CFG), "difficulty_hint": hint})
         records = write_tasks(engine, CharTok(), [TOOL_SEED], lambda s: [], cfg, 1, Counter(),
-                              results_for=lambda family: results, alpha=0.5)
+                              results_for=lambda family: results, alpha=0.5, in_band_width=0.1)
         runs[hint] = engine.calls, records
     (on_prompts, on_params, _), = runs[True][0]
     (off_prompts, off_params, _), = runs[False][0]
@@ -118,6 +94,28 @@ def test_the_difficulty_hint_changes_the_prompt_and_nothing_else(rate):
     assert (on == off) == (rate == 0.5)
     strip = lambda rs: [dataclasses.replace(r, prompt_ids=None) for r in rs]  # noqa: E731
     assert strip(runs[True][1]) == strip(runs[False][1])
+
+
+@pytest.mark.parametrize("rate", [0.75, 0.25])
+def test_in_band_width_moves_the_hint_threshold_and_nothing_else(rate):
+    """curriculum.in_band_width: 0.75 is more than 0.1 above alpha = 0.5 (a hint) but not more than 0.3
+    (none); the sampling and the records are the same either way."""
+    results = FamilyResults(family="weather", success_rate=rate, attempts=10, solved=None, unsolved=None)
+    runs = {}
+    for width in (0.1, 0.3):
+        engine = ScriptedEngine([[ROME, LIMA]])
+        records = write_tasks(engine, CharTok(), [TOOL_SEED], lambda s: [], SIM_CFG, 1, Counter(),
+                              results_for=lambda family: results, alpha=0.5, in_band_width=width)
+        runs[width] = engine.calls, records
+    (narrow, narrow_params, _), = runs[0.1][0]
+    (wide, wide_params, _), = runs[0.3][0]
+    assert narrow_params == wide_params
+    hint = {0.75: "Make the new task a little harder.\n", 0.25: "Make the new task a little easier.\n"}[rate]
+    narrow, wide = "".join(map(chr, narrow[0])), "".join(map(chr, wide[0]))
+    assert hint not in wide and narrow == wide.replace("attempts at weather tasks.\n",
+                                                       "attempts at weather tasks.\n" + hint)
+    strip = lambda rs: [dataclasses.replace(r, prompt_ids=None) for r in rs]  # noqa: E731
+    assert strip(runs[0.1][1]) == strip(runs[0.3][1])
 
 
 def test_near_duplicates_are_measured_and_rejected_when_asked():

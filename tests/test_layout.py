@@ -28,8 +28,10 @@ def test_global_steps_and_problem():
     lay = BatchLayout(12, 2, 1, 1, 2, 0)
     assert [list(w) for w in lay.global_steps(list(range(12)))] == [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10, 11]]
     assert lay.problem(seeds_per_epoch=4) is None
-    assert "divisible" in lay.problem(seeds_per_epoch=3)
-    assert "divisible" in BatchLayout(10, 2, 1, 1, 2, 0).problem(seeds_per_epoch=4)
+    assert lay.problem(seeds_per_epoch=3) == "with 2 processes, data.seeds_per_epoch=3 must be divisible by 2"
+    assert BatchLayout(10, 2, 1, 1, 2, 0).problem(seeds_per_epoch=4) == (
+        "with 2 processes, data.tasks_per_epoch=10 must be divisible by processes x agent.groups_per_step x "
+        "trainer.accumulate_grad_batches=4")
     assert lay.problem(seeds_per_epoch=4, base_size=12) is None
     assert lay.problem(seeds_per_epoch=4, base_size=11).startswith("the base set has 11 tasks, fewer than")
 
@@ -37,3 +39,16 @@ def test_global_steps_and_problem():
 def test_epoch_seed_is_distinct_per_seed_and_epoch():
     assert epoch_seed(0, 5) == 5 and epoch_seed(1, 0) == 1_000_003
     assert len({epoch_seed(s, e) for s in range(3) for e in range(100)}) == 300
+
+
+def test_the_config_refuses_uneven_steps_with_the_layouts_message():
+    """One divisibility check: the config's (one process) is the layout's."""
+    from lightning_genenv.config import ConfigError, compose
+
+    message = BatchLayout(7, 2, 1, 1).uneven_steps()
+    assert message == ("data.tasks_per_epoch=7 must be divisible by agent.groups_per_step x "
+                       "trainer.accumulate_grad_batches=2")
+    with pytest.raises(ConfigError) as e:
+        compose(["data.tasks_per_epoch=7", "agent.groups_per_step=2"])
+    assert str(e.value) == message
+    assert BatchLayout(8, 2, 2, 3).uneven_steps() is None

@@ -73,6 +73,7 @@ def test_mlflow_logger_writes_metrics_to_a_local_store(tmp_path):
     assert not (out / "tb").exists()
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(importlib.util.find_spec("wandb") is None,
                     reason="wandb is not installed (pip install 'lightning_genenv[wandb]')")
 def test_wandb_logger_writes_offline_runs(tmp_path, monkeypatch):

@@ -97,8 +97,8 @@ def test_grpo_loss_kl_penalty_and_gradient():
     logp, old, mask, adv = _hand_case()
     logp = logp.clone().requires_grad_(True)
     ref = old.clone()
-    loss0, _ = losses.grpo_loss(logp, old, adv, mask, loss_type="bnpo")
-    loss1, m = losses.grpo_loss(logp, old, adv, mask, ref_logp=ref, beta=0.5, loss_type="bnpo")
+    loss0, _ = losses.grpo_loss(logp, old, adv, mask, epsilon=0.2, loss_type="bnpo")
+    loss1, m = losses.grpo_loss(logp, old, adv, mask, ref_logp=ref, beta=0.5, epsilon=0.2, loss_type="bnpo")
     kl = losses.k3_kl(logp, ref)
     assert m["kl"].item() == pytest.approx(((kl * mask).sum() / 5).item(), rel=1e-5)
     assert (loss1 - loss0).item() == pytest.approx(0.5 * m["kl"].item(), rel=1e-5)
@@ -110,7 +110,7 @@ def test_grpo_on_policy_gradient_is_policy_gradient():
     # with old == logp (detached), ratio = 1 and d loss / d logp = -A / n_tokens (bnpo)
     logp = torch.zeros(2, 2, requires_grad=True)
     adv = torch.tensor([1.0, -1.0])
-    loss, _ = losses.grpo_loss(logp, logp.detach(), adv, torch.ones(2, 2), loss_type="bnpo")
+    loss, _ = losses.grpo_loss(logp, logp.detach(), adv, torch.ones(2, 2), epsilon=0.2, loss_type="bnpo")
     loss.backward()
     assert logp.grad.tolist() == [[-0.25, -0.25], [0.25, 0.25]]
 
@@ -131,12 +131,13 @@ def test_grpo_loss_is_weights_scale_the_policy_term_only():
     logp, old, mask, adv = _hand_case()
     ref = old - 0.3  # a KL that is not 0, so weighting it would show
     w = torch.tensor([[0.5, 2.0, 7.0], [1.0, 0.0, 1.5]])
-    loss, _ = losses.grpo_loss(logp, old, adv, mask, ref_logp=ref, beta=0.1, loss_type="bnpo", is_weights=w)
+    loss, _ = losses.grpo_loss(logp, old, adv, mask, ref_logp=ref, beta=0.1, epsilon=0.2, loss_type="bnpo",
+                               is_weights=w)
     per_tok = torch.tensor([[-1.2, -1.0, 0.0], [1.6, 2.0, 2.0]]) * w + 0.1 * losses.k3_kl(logp, ref)
     assert loss.item() == pytest.approx(((per_tok * mask).sum() / 5).item(), rel=1e-5)
-    ones, _ = losses.grpo_loss(logp, old, adv, mask, ref_logp=ref, beta=0.1, loss_type="bnpo",
+    ones, _ = losses.grpo_loss(logp, old, adv, mask, ref_logp=ref, beta=0.1, epsilon=0.2, loss_type="bnpo",
                                is_weights=torch.ones_like(w))
-    plain, _ = losses.grpo_loss(logp, old, adv, mask, ref_logp=ref, beta=0.1, loss_type="bnpo")
+    plain, _ = losses.grpo_loss(logp, old, adv, mask, ref_logp=ref, beta=0.1, epsilon=0.2, loss_type="bnpo")
     assert ones.item() == pytest.approx(plain.item(), rel=1e-6)  # switched off == all-ones weights
 
 

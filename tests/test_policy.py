@@ -7,12 +7,11 @@ from types import SimpleNamespace
 import pytest
 import torch
 
-from lightning_genenv.agent import AgentModule
 from lightning_genenv.config import compose
 from lightning_genenv.models import load_causal_lm
 from lightning_genenv.policy import NonFiniteError, PolicyModule, is_peft
-from lightning_genenv.simulator import SimulatorModule
 from lightning_genenv.values import pad_batch
+from tests.fakes import DEFAULTS, agent_module, simulator_module
 
 LORA = {"r": 4, "alpha": 8, "dropout": 0.0, "target_modules": ["q_proj", "v_proj"]}
 
@@ -27,9 +26,17 @@ class _Policy(PolicyModule):
     log_prefix = "test"  # the agent and simulator modules name theirs
 
 
+def _policy(model, tokenizer, **kwargs) -> _Policy:
+    """A policy with an anchor and the schema's defaults for what ``kwargs`` leaves out."""
+    kwargs = {"learning_rate": 0.1, "weight_decay": DEFAULTS.agent.weight_decay, "needs_anchor": True,
+              "cpu_offload": DEFAULTS.strategy.cpu_offload,
+              "max_nonfinite_steps": DEFAULTS.trainer.max_nonfinite_steps, **kwargs}
+    return _Policy(model, tokenizer, **kwargs)
+
+
 def _linear_policy(**kwargs) -> _Policy:
     torch.manual_seed(0)
-    return _Policy(torch.nn.Linear(3, 2), tokenizer=None, learning_rate=0.1, **kwargs)
+    return _policy(torch.nn.Linear(3, 2), None, **kwargs)
 
 
 class _Trainer:
@@ -71,7 +78,7 @@ def test_the_anchor_is_a_frozen_copy_and_none_without_one():
 
 def test_logprobs_are_the_temperature_scaled_log_softmax_of_the_completion_tokens(tiny):
     model, tok = tiny
-    policy = _Policy(model, tok, learning_rate=1e-3)
+    policy = _policy(model, tok, learning_rate=1e-3)
     prompt, completion = [5, 6, 7], [8, 9, 10]
     batch = pad_batch([prompt], [completion], tok.pad_token_id)
     with torch.no_grad():  # the reference by hand: one forward of prompt + completion
@@ -90,7 +97,7 @@ def test_logprobs_are_the_temperature_scaled_log_softmax_of_the_completion_token
 
 
 def test_the_optimizer_is_adamw_over_trainable_parameters_built_once():
-    policy = _Policy(torch.nn.Linear(3, 2), tokenizer=None, learning_rate=0.25, weight_decay=0.5)
+    policy = _policy(torch.nn.Linear(3, 2), None, learning_rate=0.25, weight_decay=0.5)
     policy.model.bias.requires_grad_(False)
     opt = policy.configure_optimizers()
     assert isinstance(opt, torch.optim.AdamW) and policy.configure_optimizers() is opt
@@ -151,7 +158,7 @@ def test_configure_model_does_nothing_without_a_device_mesh():
 def test_lora_anchor_is_the_base_model(tiny_dir, agent_batch):
     lora = {"r": 4, "alpha": 8, "dropout": 0.0, "target_modules": ["q_proj", "v_proj"]}
     model, tok = load_causal_lm(tiny_dir, lora=lora)
-    sim = SimulatorModule(model, tok, compose(["model=tiny"]).simulator)
+    sim = simulator_module(model, tok, compose(["model=tiny"]).simulator)
     assert sim.anchor is None  # no second copy with LoRA
     batch = agent_batch(tok)
     with torch.no_grad():
@@ -173,7 +180,7 @@ def test_nonfinite_steps_are_skipped_then_stop_the_run(tiny_dir, agent_batch):
 
     torch.manual_seed(0)
     model, tok = load_causal_lm(tiny_dir)
-    agent = AgentModule(model, tok, compose(["model=tiny", "agent.beta=0.0"]).agent, max_nonfinite_steps=2)
+    agent = agent_module(model, tok, compose(["model=tiny", "agent.beta=0.0"]).agent, max_nonfinite_steps=2)
     good, bad = agent_batch(tok, sampler=agent), agent_batch(tok, sampler=agent)
     bad["advantages"] = torch.tensor([float("nan"), 1.0, -1.0, 0.0])
     trainer = L.Trainer(max_epochs=1, logger=False, enable_checkpointing=False, enable_progress_bar=False,

@@ -14,10 +14,10 @@ import torch
 from safetensors.torch import load_file
 from transformers import AutoModelForCausalLM, Qwen2Config
 
-from lightning_genenv.agent import AgentModule
 from lightning_genenv.config import compose
 from lightning_genenv.memory import GIB, PlayerSize, config_estimate, estimate_memory, player_size
 from lightning_genenv.models import load_from_config
+from tests.fakes import agent_module
 
 ROOT = Path(__file__).resolve().parent.parent
 # config.json of Qwen/Qwen2.5-7B-Instruct and Qwen/Qwen2.5-0.5B-Instruct (the shapes that count)
@@ -38,7 +38,7 @@ def _bytes(tensors) -> int:
 def test_estimate_equals_the_tiny_models_real_bytes(tiny_dir, dtype, lora):
     cfg = compose(["model=tiny", f"model.dtype={dtype}", f"model.lora.enabled={str(lora).lower()}"])
     model, tok = load_from_config(cfg.model, tiny_dir)
-    agent = AgentModule(model, tok, cfg.agent)
+    agent = agent_module(model, tok, cfg.agent)
     est = estimate_memory([player_size(agent)])
     assert est.weights == _bytes(model.parameters())
     assert est.frozen == (0 if lora else _bytes(agent.anchor.parameters()))

@@ -93,7 +93,7 @@ def test_the_built_in_check_is_a_plug_in_and_the_default():
     assert score_attempt(exact, "<answer>4</answer>", plain).reward == 1.0
     both = agent_cfg("agent.reward_funcs=[lightning_genenv.rewards:task_check,tests.reward_plugins:always_half]")
     assert score_attempt(exact, "<answer>4</answer>", both).parts == {"task_check": 1.0, "always_half": 0.5}
-    assert agent_reward(_task(), "<answer>6.56</answer>") == (0.0, "custom_check_needs_reward_funcs")
+    assert agent_reward(_task(), "<answer>6.56</answer>", False) == (0.0, "custom_check_needs_reward_funcs")
 
 
 def test_custom_tasks_validate_show_their_answer_and_round_trip_through_the_simulator_format():

@@ -1,4 +1,4 @@
-"""Rewards, checked against hand-computed values (GENENV.md §3)."""
+"""Rewards, checked against hand-computed values (:mod:`lightning_genenv.rewards`)."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import math
 
 import pytest
 
+from lightning_genenv.config.schema import AgentConfig, CurriculumConfig, SimulatorConfig
 from lightning_genenv.rewards import (
     ENV_REWARDS,
     absolute_zero_reward,
@@ -23,6 +24,9 @@ from lightning_genenv.rewards import (
     token_f1,
 )
 from lightning_genenv.tasks import Task
+
+CUR = CurriculumConfig()  # the defaults: alpha 0.5, beta 10, k_min 0.1, no band
+THRESHOLD, LAM = AgentConfig().success_threshold, SimulatorConfig().lam  # 1.0, 1.0
 
 SEARCH = {
     "name": "search",
@@ -77,23 +81,23 @@ def test_calls_match_canonicalization():
         return {"name": name, "arguments": arguments}
 
     gold = search(query="GRPO papers", limit=3)
-    assert calls_match(search(limit=3, query="GRPO papers"), gold)  # key order
-    assert calls_match(search(query="GRPO papers", limit=3.0), gold)  # 3.0 vs 3
-    assert calls_match(search(" search ", query="  GRPO papers ", limit=3), gold)  # whitespace
-    assert not calls_match(search(query="GRPO papers", limit="3"), gold)  # JSON type
-    assert not calls_match(search(query="grpo papers", limit=3), gold)  # case
-    assert not calls_match({"name": "find", "arguments": gold["arguments"]}, gold)
-    assert not calls_match({"name": "search", "arguments": {"query": "GRPO papers"}}, gold)
-    assert not calls_match(None, gold) and not calls_match(gold, "search")
+    assert calls_match(search(limit=3, query="GRPO papers"), gold, subset=False)  # key order
+    assert calls_match(search(query="GRPO papers", limit=3.0), gold, subset=False)  # 3.0 vs 3
+    assert calls_match(search(" search ", query="  GRPO papers ", limit=3), gold, subset=False)  # whitespace
+    assert not calls_match(search(query="GRPO papers", limit="3"), gold, subset=False)  # JSON type
+    assert not calls_match(search(query="grpo papers", limit=3), gold, subset=False)  # case
+    assert not calls_match({"name": "find", "arguments": gold["arguments"]}, gold, subset=False)
+    assert not calls_match({"name": "search", "arguments": {"query": "GRPO papers"}}, gold, subset=False)
+    assert not calls_match(None, gold, subset=False) and not calls_match(gold, "search", subset=False)
     nested = {"name": "f", "arguments": {"filter": {"b": [1.0, {"y": 2}], "a": True}}}
-    assert calls_match({"name": "f", "arguments": {"filter": {"a": True, "b": [1, {"y": 2.0}]}}}, nested)
-    assert not calls_match({"name": "f", "arguments": {"filter": {"a": 1, "b": [1, {"y": 2}]}}}, nested)
+    assert calls_match({"name": "f", "arguments": {"filter": {"a": True, "b": [1, {"y": 2.0}]}}}, nested, subset=False)
+    assert not calls_match({"name": "f", "arguments": {"filter": {"a": 1, "b": [1, {"y": 2}]}}}, nested, subset=False)
 
 
 def test_calls_match_subset_rule():
     gold = {"name": "search", "arguments": {"query": "GRPO"}}
     extra = {"name": "search", "arguments": {"query": "GRPO", "lang": "en"}}
-    assert not calls_match(extra, gold)
+    assert not calls_match(extra, gold, subset=False)
     assert calls_match(extra, gold, subset=True)
     assert not calls_match({"name": "search", "arguments": {"lang": "en"}}, gold, subset=True)
     assert not calls_match({"name": "search", "arguments": {"query": "RL", "lang": "en"}}, gold, subset=True)
@@ -101,74 +105,76 @@ def test_calls_match_subset_rule():
 
 def test_agent_reward_tool_call():
     right = '<tool_call>{"name": "search", "arguments": {"limit": 3, "query": "GRPO papers"}}</tool_call>'
-    assert agent_reward(TOOL_TASK, right) == (1.0, None)
+    assert agent_reward(TOOL_TASK, right, False) == (1.0, None)
     wrong = '<tool_call>{"name": "search", "arguments": {"query": "GRPO", "limit": 3}}</tool_call>'
-    assert agent_reward(TOOL_TASK, wrong) == (0.0, "wrong_call")
-    assert agent_reward(TOOL_TASK, "I don't know") == (0.0, "no_tool_call")
-    assert agent_reward(TOOL_TASK, "<tool_call>search(query=1)") == (0.0, "not_json")
+    assert agent_reward(TOOL_TASK, wrong, False) == (0.0, "wrong_call")
+    assert agent_reward(TOOL_TASK, "I don't know", False) == (0.0, "no_tool_call")
+    assert agent_reward(TOOL_TASK, "<tool_call>search(query=1)", False) == (0.0, "not_json")
     superset = (
         '<tool_call>{"name": "search", "arguments": {"query": "GRPO papers", "limit": 3, "lang": "en"}}'
     )
-    assert agent_reward(TOOL_TASK, superset) == (0.0, "wrong_call")
+    assert agent_reward(TOOL_TASK, superset, False) == (0.0, "wrong_call")
     assert agent_reward(TOOL_TASK, superset, subset_match=True) == (1.0, None)
 
 
 def test_agent_reward_answers():
-    assert agent_reward(EXACT_TASK, "<answer>paris.</answer>") == (1.0, None)
-    assert agent_reward(EXACT_TASK, "<answer>Lyon</answer>") == (0.0, "wrong_answer")
-    assert agent_reward(EXACT_TASK, "") == (0.0, "empty")
-    reward, reason = agent_reward(F1_TASK, "<answer>the cat sat")
+    assert agent_reward(EXACT_TASK, "<answer>paris.</answer>", False) == (1.0, None)
+    assert agent_reward(EXACT_TASK, "<answer>Lyon</answer>", False) == (0.0, "wrong_answer")
+    assert agent_reward(EXACT_TASK, "", False) == (0.0, "empty")
+    reward, reason = agent_reward(F1_TASK, "<answer>the cat sat", False)
     assert reward == pytest.approx(0.8) and reason is None
-    assert agent_reward(F1_TASK, "<answer>a dog</answer>") == (0.0, "wrong_answer")
-    assert agent_reward(F1_TASK, "<answer></answer>") == (0.0, "no_answer")
+    assert agent_reward(F1_TASK, "<answer>a dog</answer>", False) == (0.0, "wrong_answer")
+    assert agent_reward(F1_TASK, "<answer></answer>", False) == (0.0, "no_answer")
 
 
 # ----------------------------------------------------------------------------- environment
 
 
 def test_success_rate():
-    assert success_rate([1.0, 0.0, 1.0, 0.0]) == 0.5
+    assert success_rate([1.0, 0.0, 1.0, 0.0], THRESHOLD) == 0.5
     assert success_rate([0.8, 0.5, 1.0], threshold=0.5) == 1.0
-    assert success_rate([0.8, 0.5, 1.0]) == pytest.approx(1 / 3)
-    assert success_rate([1.0 - 1e-12, 0.0]) == 0.5  # float noise below the threshold still counts
-    assert success_rate([]) == 0.0
+    assert success_rate([0.8, 0.5, 1.0], THRESHOLD) == pytest.approx(1 / 3)
+    assert success_rate([1.0 - 1e-12, 0.0], THRESHOLD) == 0.5  # float noise below the threshold still counts
+    assert success_rate([], THRESHOLD) == 0.0
 
 
 def test_env_reward_hand_computed():
     assert env_reward(0.0, 0.5, 10.0) == pytest.approx(math.exp(-2.5))
-    assert env_reward(1.0) == pytest.approx(math.exp(-2.5))
-    assert env_reward(0.5) == 1.0
+    assert env_reward(1.0, CUR.alpha, CUR.beta) == pytest.approx(math.exp(-2.5))
+    assert env_reward(0.5, CUR.alpha, CUR.beta) == 1.0
     assert env_reward(0.0, 0.5, 2.0) == pytest.approx(0.6065, abs=1e-4)  # the reference config's beta
-    assert env_reward(0.25) == pytest.approx(math.exp(-10 * 0.0625))
+    assert env_reward(0.25, CUR.alpha, CUR.beta) == pytest.approx(math.exp(-10 * 0.0625))
+    assert env_reward(0.3, 0.3, 10.0) == 1.0 and env_reward(0.5, 0.3, 10.0) == pytest.approx(math.exp(-0.4))
 
 
 def test_passes_filter():
-    assert not passes_filter(0.0)
-    assert not passes_filter(0.05)
-    assert passes_filter(1 / 10)  # k/n = 1/10 sits exactly on k_min
-    assert passes_filter(1.0)
-    assert passes_filter(3 / 10, k_min=0.3)
-    assert passes_filter(0.6, band=0.1) and passes_filter(0.4, band=0.1)
-    assert not passes_filter(0.75, band=0.1)
-    assert not passes_filter(0.05, band=0.5)  # both conditions must hold
+    k_min, alpha = CUR.k_min, CUR.alpha
+    assert not passes_filter(0.0, k_min, alpha, None)
+    assert not passes_filter(0.05, k_min, alpha, None)
+    assert passes_filter(1 / 10, k_min, alpha, None)  # k/n = 1/10 sits exactly on k_min
+    assert passes_filter(1.0, k_min, alpha, None)
+    assert passes_filter(3 / 10, 0.3, alpha, None) and not passes_filter(0.25, 0.3, alpha, None)
+    assert passes_filter(0.6, k_min, alpha, 0.1) and passes_filter(0.4, k_min, alpha, 0.1)
+    assert not passes_filter(0.75, k_min, alpha, 0.1)
+    assert not passes_filter(0.05, k_min, alpha, 0.5)  # both conditions must hold
 
 
 def test_rwr_weights_hand_computed():
     e = math.e
     assert rwr_weights([0.0, 1.0], 1.0) == pytest.approx([2 / (1 + e), 2 * e / (1 + e)])
-    assert rwr_weights([0.3, 0.3, 0.3]) == pytest.approx([1.0, 1.0, 1.0])
-    assert rwr_weights([]) == []
+    assert rwr_weights([0.3, 0.3, 0.3], LAM) == pytest.approx([1.0, 1.0, 1.0])
+    assert rwr_weights([], LAM) == []
     weights = rwr_weights([0.1, 0.5, 0.9, 1.0], lam=0.5)
     assert sum(weights) == pytest.approx(4.0)
     assert weights == sorted(weights)
     # Stable for rewards far outside exp's range.
     assert rwr_weights([1000.0, 0.0], 1.0) == pytest.approx([2.0, 0.0])
     q = math.exp(-1)
-    assert rwr_weights([1e6, 1e6 - 1]) == pytest.approx([2 / (1 + q), 2 * q / (1 + q)])
+    assert rwr_weights([1e6, 1e6 - 1], LAM) == pytest.approx([2 / (1 + q), 2 * q / (1 + q)])
     with pytest.raises(ValueError):
         rwr_weights([0.0, 1.0], lam=0.0)
     with pytest.raises(ValueError):
-        rwr_weights([float("nan")])
+        rwr_weights([float("nan")], LAM)
 
 
 def test_alternative_env_rewards():
@@ -188,7 +194,6 @@ def test_env_rewards_registry():
     assert ENV_REWARDS["absolute_zero"](0.3, **cfg) == pytest.approx(0.7)
     assert ENV_REWARDS["band"](0.3, **cfg) == 1.0
     assert ENV_REWARDS["band"](0.2, **cfg) == 0.0
-    assert ENV_REWARDS["genenv"](0.5) == 1.0  # defaults
     with pytest.raises(ValueError, match="band"):
         ENV_REWARDS["band"](0.5, alpha=0.5, beta=10.0, band=None)
 

@@ -9,8 +9,8 @@ from torch.utils.data import DataLoader
 
 from lightning_genenv.config import compose
 from lightning_genenv.models import load_causal_lm
-from lightning_genenv.simulator import SimulatorModule
 from lightning_genenv.values import SimRecord, collate_generations
+from tests.fakes import simulator_module
 
 
 def _one_process():
@@ -22,7 +22,7 @@ def test_simulator_kl_cap_skips_the_rest_of_the_epoch(tiny_dir):
     torch.manual_seed(0)
     model, tok = load_causal_lm(tiny_dir)
     cfg = compose(["model=tiny", "simulator.kl_max=0.01", "simulator.learning_rate=0.05"]).simulator
-    sim = SimulatorModule(model, tok, cfg)
+    sim = simulator_module(model, tok, cfg)
     sim.log_dict = lambda *a, **k: None
     sim.trainer = _one_process()
     batch = collate_generations([SimRecord([5, 6], [7, 8, 9], 1.5), SimRecord([5], [10], 0.5)], tok.pad_token_id)
@@ -41,7 +41,7 @@ def test_simulator_kl_cap_skips_the_rest_of_the_epoch(tiny_dir):
 def test_a_cap_crossed_on_another_rank_skips_the_step_here(tiny_dir):
     """The pre-step decision is taken on all ranks together: local KL 0, another rank over the cap."""
     model, tok = load_causal_lm(tiny_dir)
-    sim = SimulatorModule(model, tok, compose(["model=tiny"]).simulator)
+    sim = simulator_module(model, tok, compose(["model=tiny"]).simulator)
     sim.log_dict = lambda *a, **k: None
     asked = []
     strategy = SimpleNamespace(reduce_boolean_decision=lambda flag, all: asked.append((flag, all)) or True)
@@ -58,7 +58,7 @@ def _fit_one_epoch(tiny_dir, kl_max: float):
     torch.manual_seed(0)
     model, tok = load_causal_lm(tiny_dir)
     cfg = compose(["model=tiny", f"simulator.kl_max={kl_max}", "simulator.learning_rate=0.05"]).simulator
-    sim = SimulatorModule(model, tok, cfg)
+    sim = simulator_module(model, tok, cfg)
     records = [SimRecord([5, 6], [7, 8, 9], 1.5), SimRecord([5], [10], 0.5)]
     loader = DataLoader([records, records], batch_size=None,
                         collate_fn=lambda r: collate_generations(r, tok.pad_token_id))
@@ -94,7 +94,7 @@ def test_rwr_fits_at_the_sampling_temperature(tiny_dir, overrides, expected):
 
     model, tok = load_causal_lm(tiny_dir)
     cfg = compose(["model=tiny", *overrides]).simulator
-    sim = SimulatorModule(model, tok, cfg)
+    sim = simulator_module(model, tok, cfg)
     logged = {}
     sim.log_dict = lambda d, **k: logged.update(d)
     sim.trainer = _one_process()

@@ -25,10 +25,10 @@ import torch
 trl = pytest.importorskip("trl", reason="trl not installed (pip install -e '.[bench]')")
 
 from lightning_genenv import losses  # noqa: E402
-from lightning_genenv.agent import AgentModule  # noqa: E402
 from lightning_genenv.config import compose  # noqa: E402
 from lightning_genenv.models import load_causal_lm  # noqa: E402
 from lightning_genenv.values import pad_batch  # noqa: E402
+from tests.fakes import agent_module  # noqa: E402
 
 EPS, EPS_HIGH, BETA = 0.2, 0.28, 0.04
 
@@ -121,7 +121,7 @@ def test_agent_step_matches_trl(tiny_dir, tmp_path, loss_type):
     cfg = compose(["model=tiny", f"agent.loss_type={loss_type}", f"agent.beta={BETA}", f"agent.epsilon={EPS}",
                    f"agent.epsilon_high={EPS_HIGH}", "agent.max_completion_length=8",
                    "agent.temperature=1.0"]).agent  # trl_trainer keeps TRL's default temperature
-    module = AgentModule(ours_model, tok, cfg)  # its anchor (reference) is a copy of the initial weights
+    module = agent_module(ours_model, tok, cfg)  # its anchor (reference) is a copy of the initial weights
     module.log_dict = lambda *a, **k: None
     trl_model = copy.deepcopy(ours_model)
     trainer = trl_trainer(trl_model, tok, tmp_path, loss_type, max_completion_length=8)

@@ -49,7 +49,8 @@ def sft_pairs(tokenizer, tasks, families: set[str]) -> Pairs:
         # the simulator's prompt without the agent's results (epoch 0) and with them (later epochs)
         results = FamilyResults(t.family, 0.25, 8, solved=shots[0], unsolved=t)
         for messages in (simulator_messages(t, [example], difficulty_hint=True),
-                         simulator_messages(t, [example], results, alpha=0.5, difficulty_hint=True)):
+                         simulator_messages(t, [example], results, alpha=0.5, in_band_width=0.1,
+                                            difficulty_hint=True)):
             pairs.append((encode_chat(tokenizer, messages, prefix), target))
     return pairs
 

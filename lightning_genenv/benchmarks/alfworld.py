@@ -1,5 +1,5 @@
 """ALFWorld, single step: expert trajectories of the valid_seen games decomposed into next-action
-items (GENENV.md §7; ``alfworld/SOURCE.md``).
+items (EVALUATION.md; ``alfworld/SOURCE.md``).
 
 The items come from a cache with one line per game, found at ``$GENENV_ALFWORLD_CACHE``, else
 ``<data_root>/alfworld/expert_steps.jsonl``, else ``<model cache>/alfworld/expert_steps.jsonl`` (the

@@ -1,4 +1,4 @@
-"""API-Bank under the ToolRL protocol (GENENV.md §7; ``api-bank/SOURCE.md`` §1).
+"""API-Bank under the ToolRL protocol (EVALUATION.md; ``api-bank/SOURCE.md`` §1).
 
 Data: ``toolrl_processed/level-{1,2,3}-api_processed.json``. Each item is one model turn: ToolRL's
 system prompt (tools and the ``<think>/<tool_call>/<response>`` format) and the rendered dialogue

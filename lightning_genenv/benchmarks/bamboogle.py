@@ -1,4 +1,4 @@
-"""Bamboogle, offline (GENENV.md §7; ``bamboogle/SOURCE.md``).
+"""Bamboogle, offline (EVALUATION.md; ``bamboogle/SOURCE.md``).
 
 Data: ``bamboogle_125.json``, 125 ``{"Question", "Answer"}`` pairs. The prompt is our agent's
 question-answer prompt (:func:`lightning_genenv.prompts.agent_messages`, closed book, answer in

@@ -259,7 +259,7 @@ def score(item: BenchItem, text: str) -> ItemResult:
     if reason:
         extra = {"exact": 0.0, **({"official": 0.0} if official else {})}
         return ItemResult(item.id, 0.0, None, reason, extra)
-    exact = len(calls) == len(item.gold) and all(calls_match(p, g) for p, g in zip(calls, item.gold))
+    exact = len(calls) == len(item.gold) and all(calls_match(p, g, subset=False) for p, g in zip(calls, item.gold))
     extra = {"exact": float(exact)}
     verdict, error = exact, None if exact else "wrong_calls"
     if official:

@@ -1,5 +1,5 @@
-"""The steps of one co-evolution epoch, each a value in and a value out, and :func:`.epoch.run_epoch`,
-which runs them top to bottom:
+"""The steps of one co-evolution epoch (ARCHITECTURE.md), each a value in and a value out, and
+:func:`.epoch.run_epoch`, which runs them top to bottom:
 
 1. seeds (drawn in :mod:`.epoch`);
 2. :mod:`.sources`: the new tasks of the epoch (simulator, static set or none) -> ``NewTasks``;

@@ -51,7 +51,7 @@ class Curriculum:
 def score_tasks(records: list[GeneratedTask], groups: list[Group], cur, success_threshold: float, lam: float,
                 share: int) -> Curriculum:
     """``groups``: the attempts at the valid ``records``, in their order. ``cur``: the curriculum
-    config group (``env_reward``, ``alpha``, ``beta``, ``band``, ``k_min``)."""
+    config group (``env_reward``, ``alpha``, ``beta``, ``band``, ``k_min``, ``in_band_width``)."""
     env_reward = ENV_REWARDS[cur.env_reward]
     valid = [r for r in records if r.task is not None]
     by_record, train_records, passed = {}, [], []
@@ -88,7 +88,7 @@ def _stats(scores: list[TaskScore], num_valid: int, num_passed: int, cur) -> dic
     stats = {"curriculum/valid_tasks": float(num_valid), "curriculum/kept_tasks": float(num_passed)}
     if scores:
         p_hats, r_envs = [s.p_hat for s in scores], [s.r_env for s in scores]
-        band = cur.band if cur.band is not None else 0.1
+        band = cur.band if cur.band is not None else cur.in_band_width
         stats.update({
             "curriculum/p_hat_mean": mean(p_hats),
             "curriculum/p_hat_abs_error": mean([abs(p - cur.alpha) for p in p_hats]),  # mean |p̂ - α|

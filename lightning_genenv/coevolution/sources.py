@@ -51,14 +51,16 @@ class SimulatorSource:
     """The simulator writes variations of the seeds through its rollout engine, with few-shot examples
     of each seed's family from ``shot_pool`` and conditioned on the agent's latest ``results``."""
 
-    def __init__(self, rollouts, tokenizer, sim_cfg, alpha: float, shot_pool: list[Task], results: LatestResults):
+    def __init__(self, rollouts, tokenizer, sim_cfg, alpha: float, in_band_width: float, shot_pool: list[Task],
+                 results: LatestResults):
         self.rollouts, self.tokenizer, self.cfg, self.alpha = rollouts, tokenizer, sim_cfg, alpha
-        self.shot_pool, self.results = shot_pool, results
+        self.in_band_width, self.shot_pool, self.results = in_band_width, shot_pool, results
 
     def new_tasks(self, seeds: list[Task], epoch: int, rng: random.Random) -> NewTasks:
         local = write_tasks(self.rollouts.simulator, self.tokenizer, shard(seeds),
                             lambda s: family_examples(s, self.shot_pool, self.cfg.num_examples), self.cfg, epoch,
-                            Counter(), results_for=self.results.get, alpha=self.alpha)
+                            Counter(), results_for=self.results.get, alpha=self.alpha,
+                            in_band_width=self.in_band_width)
         return NewTasks(gather(local, GeneratedTask.to_json, GeneratedTask.from_json))
 
 
@@ -84,7 +86,8 @@ def task_source(cfg, rollouts, sim_tokenizer, shot_pool: list[Task], static_task
     """The task source that ``curriculum.task_source`` names."""
     source = cfg.curriculum.task_source
     if source == "simulator":
-        return SimulatorSource(rollouts, sim_tokenizer, cfg.simulator, cfg.curriculum.alpha, shot_pool, results)
+        return SimulatorSource(rollouts, sim_tokenizer, cfg.simulator, cfg.curriculum.alpha,
+                               cfg.curriculum.in_band_width, shot_pool, results)
     if source == "static":
         return StaticSource(static_tasks, cfg.data.seeds_per_epoch * cfg.simulator.num_variations)
     return NoSource()

@@ -28,7 +28,7 @@ from lightning_genenv.config.checks import (  # noqa: F401  (re-exported: the sc
     check_file,
     within,
 )
-from lightning_genenv.layout import SEED_STRIDE
+from lightning_genenv.layout import SEED_STRIDE, BatchLayout
 
 # lightning_genenv.benchmarks.BENCHMARKS, by name (not imported here: it loads torch); a test keeps them equal.
 BENCHMARK_NAMES = ("api_bank", "bfcl", "alfworld", "bamboogle", "travelplanner")
@@ -139,7 +139,8 @@ class SimulatorConfig:
     # the temperature RWR fits (and measures the KL) at; None: simulator.temperature, so that the fitted and the
     # logged policy is the sampling one (fitting T = 0.7 samples at T = 1 sharpens the simulator, issue 23)
     fit_temperature: Optional[float] = None
-    # the prompt asks for a harder (easier) task when the family's success rate is 0.1 above (below) alpha;
+    # the prompt asks for a harder (easier) task when the family's success rate is more than
+    # curriculum.in_band_width above (below) alpha;
     # false: the agent's history only, as in the paper, so that any curriculum comes from R_env. Kept on: against
     # a frozen agent neither setting moved p-hat toward alpha (RESULTS.md, issue 23), and the default run's agent
     # gain is measured with it
@@ -179,13 +180,18 @@ class CurriculumConfig:
     beta: float = 10.0  # sharpness of R_env = exp(-beta (p - alpha)^2)
     k_min: float = 0.1  # generated tasks with p-hat below it join neither pool's training set
     band: Optional[float] = None  # optional |p - alpha| <= band filter (0: p-hat exactly alpha)
+    # half-width of the "near alpha" band that is measured and prompted, never filtered on: the logged
+    # curriculum/in_band_fraction counts |p - alpha| <= it (curriculum.band instead when that filter is set), and
+    # the simulator's difficulty hint (simulator.difficulty_hint) asks for a harder (easier) task when the
+    # family's success rate is more than it above (below) alpha
+    in_band_width: float = 0.1
     # each epoch without a valid generated task is warned about with the simulator's rejection reasons; after
     # this many in a row the console says the run has become plain GRPO (coevolution/empty_epochs.py)
     max_empty_epochs_warning: int = 3
 
     def __post_init__(self):
         within("curriculum", self, alpha="[0, 1]", k_min="[0, 1]", beta="(0, 1000]", band="[0, 1]",
-               static_variations="[1, 1000]", max_empty_epochs_warning=f"[1, {MAX_COUNT}]")
+               in_band_width="(0, 1]", static_variations="[1, 1000]", max_empty_epochs_warning=f"[1, {MAX_COUNT}]")
         check(not self.train_simulator or self.task_source == "simulator",
               f"curriculum.train_simulator=true needs curriculum.task_source=simulator "
               f"(got {self.task_source}); set curriculum.train_simulator=false")
@@ -342,7 +348,6 @@ class Config:
         check(0 <= self.seed and last_epoch_seed <= SEED_MAX,
               f"seed={self.seed} must be in [0, {(SEED_MAX - self.trainer.max_epochs) // SEED_STRIDE}] "
               f"(each epoch is seeded with seed x {SEED_STRIDE} + epoch, at most {SEED_MAX})")
-        per_step = self.agent.groups_per_step * self.trainer.accumulate_grad_batches
-        check(self.data.tasks_per_epoch % per_step == 0,
-              f"data.tasks_per_epoch={self.data.tasks_per_epoch} must be divisible by agent.groups_per_step x "
-              f"trainer.accumulate_grad_batches={per_step}")
+        # one process here (the layout checks every process's share at the start, layout.BatchLayout.problem)
+        uneven = BatchLayout.from_config(self.data, self.agent, self.trainer.accumulate_grad_batches, 1).uneven_steps()
+        check(uneven is None, uneven)

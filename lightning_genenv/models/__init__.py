@@ -12,9 +12,9 @@ from lightning_genenv.models.cache import MARKER, REQUIRED_FILES, ModelUnavailab
 from lightning_genenv.models.chatml import CHATML_TEMPLATE, SPECIAL_TOKENS, _finish_tokenizer, _generation_config
 from lightning_genenv.models.embedded import EMBEDDED_DIRNAME, EMBEDDED_SPEC, embedded_model_dir
 from lightning_genenv.models.loading import (
-                                             DTYPES,
                                              LORA_DEFAULTS,
                                              MODEL_HINT,
+                                             TORCH_DTYPES,
                                              export_hf,
                                              load_causal_lm,
                                              load_from_config,
@@ -22,7 +22,7 @@ from lightning_genenv.models.loading import (
                                              save_hf,
 )
 
-__all__ = ["CHATML_TEMPLATE", "DTYPES", "EMBEDDED_DIRNAME", "EMBEDDED_SPEC", "LORA_DEFAULTS", "MARKER", "MODEL_HINT",
-           "REQUIRED_FILES", "SPECIAL_TOKENS", "ModelUnavailable", "_finish_tokenizer", "_generation_config",
-           "build_once", "default_cache_dir", "embedded_model_dir", "export_hf", "load_causal_lm", "load_from_config",
-           "resolve_model_path", "save_hf"]
+__all__ = ["CHATML_TEMPLATE", "EMBEDDED_DIRNAME", "EMBEDDED_SPEC", "LORA_DEFAULTS", "MARKER", "MODEL_HINT",
+           "REQUIRED_FILES", "SPECIAL_TOKENS", "TORCH_DTYPES", "ModelUnavailable", "_finish_tokenizer",
+           "_generation_config", "build_once", "default_cache_dir", "embedded_model_dir", "export_hf", "load_causal_lm",
+           "load_from_config", "resolve_model_path", "save_hf"]

@@ -26,10 +26,10 @@ from pathlib import Path
 import torch
 from transformers import AutoModelForCausalLM, AutoTokenizer
 
-from lightning_genenv.config import LoraConfig
+from lightning_genenv.config import DTYPES, LoraConfig
 from lightning_genenv.models.embedded import embedded_model_dir
 
-DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
+TORCH_DTYPES = {name: getattr(torch, name) for name in DTYPES}  # model.dtype's choices (config.DTYPES) -> torch
 # The last words of a model-loading error; evaluate.py replaces them with its own key.
 MODEL_HINT = "or set model.agent= / model.simulator= to 'embedded', 'tiny' or a local model directory"
 LORA_DEFAULTS = {k: v for k, v in asdict(LoraConfig()).items() if k != "enabled"}  # the schema's (config/schema.py)
@@ -60,12 +60,12 @@ def load_causal_lm(
     A Hub id downloads when the machine is online and ``HF_HUB_OFFLINE`` is not set; otherwise it
     must be in the Hugging Face cache. A model that cannot be loaded raises a one-line
     :class:`FileNotFoundError` that says how to get it."""
-    if dtype not in DTYPES:
-        raise ValueError(f"dtype must be one of {sorted(DTYPES)}, got {dtype!r}")
+    if dtype not in TORCH_DTYPES:
+        raise ValueError(f"dtype must be one of {sorted(TORCH_DTYPES)}, got {dtype!r}")
     path = resolve_model_path(name_or_path, cache_dir)
     try:
         tok = AutoTokenizer.from_pretrained(path)
-        model = AutoModelForCausalLM.from_pretrained(path, dtype=DTYPES[dtype])
+        model = AutoModelForCausalLM.from_pretrained(path, dtype=TORCH_DTYPES[dtype])
     except (OSError, ValueError) as e:  # missing dir/files, unknown, gated, uncached or malformed hub id
         raise FileNotFoundError(_unavailable(name_or_path, path, e)) from None
     tok.padding_side = "left"

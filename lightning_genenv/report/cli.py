@@ -69,7 +69,8 @@ class ReportConfig:
     runs: list[str] = MISSING  # run directories written by train.py (or a -m sweep dir), e.g. runs=[runs/a,runs/b]
     out: Optional[str] = None  # output directory; None: <run_dir>/report for one run, else ./report
     alpha: Optional[float] = None  # target p-hat for the shading; None: each run's curriculum.alpha
-    band: Optional[float] = None  # half-width of the band around alpha; None: curriculum.band, or 0.1 if null
+    # half-width of the band around alpha; None: each run's curriculum.band, or its curriculum.in_band_width if null
+    band: Optional[float] = None
 
 
 def main(argv: list[str] | None = None) -> Path | None:

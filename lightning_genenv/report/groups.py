@@ -4,7 +4,8 @@ The seed keys (``seed``, ``data.seed``), ``run_dir``, ``sweep_dir`` and cosmetic
 configs. A group is labelled by ``curriculum.name``; when two groups share that name, the label adds
 the (at most two) keys that tell them apart, or else the first run's directory name. A group's α
 and band (for the shading and the "toward α" check) are ``alpha=``/``band=`` if given, else its
-first run's ``curriculum.alpha`` and ``curriculum.band`` (:data:`DEFAULT_BAND` when null).
+first run's ``curriculum.alpha`` and ``curriculum.band`` (its ``curriculum.in_band_width`` when null, the
+band its logged in-band fraction used; the schema's defaults for a run that predates a key).
 
 Deliberately left out: grouping by anything but the config (e.g. by directory name), and merging
 groups whose configs differ in a key that does not change the experiment but is not listed here.
@@ -16,6 +17,7 @@ import json
 import re
 from dataclasses import dataclass
 
+from lightning_genenv.config.schema import CurriculumConfig
 from lightning_genenv.report.runs import Run
 
 # Config keys that do not make two runs different experiments.
@@ -23,7 +25,7 @@ SEED_KEYS = ("seed", "data.seed")
 IGNORED_KEYS = (*SEED_KEYS, "run_dir", "sweep_dir", "model.cache_dir", "trainer.enable_progress_bar",
                 "logger.num_text_samples", "trainer.save_hf", "rollout.chosen_because", "logger.offline",
                 "trainer.save_hf_every_n_epochs", "trainer.save_hf_total_limit")
-DEFAULT_BAND = 0.1
+DEFAULT_BAND = CurriculumConfig.in_band_width  # the band of a run whose config has neither band nor in_band_width
 
 
 @dataclass
@@ -82,9 +84,10 @@ def group_runs(runs: list[Run], alpha: float | None = None, band: float | None =
             label += "'"
         used.add(label)
         first = members[0]
-        a = alpha if alpha is not None else float(first.curriculum("alpha", 0.5))
+        a = alpha if alpha is not None else float(first.curriculum("alpha", CurriculumConfig.alpha))
         b = band if band is not None else first.curriculum("band")
-        groups.append(Group(label, members, a, float(b) if b is not None else DEFAULT_BAND))
+        b = b if b is not None else first.curriculum("in_band_width", DEFAULT_BAND)
+        groups.append(Group(label, members, a, float(b)))
     return groups
 
 

@@ -8,33 +8,22 @@ import pytest
 from lightning_genenv.coevolution import env_record, score_tasks
 from lightning_genenv.config import compose
 from lightning_genenv.generation import GeneratedTask
-from lightning_genenv.tasks import Task
-from lightning_genenv.values import Group
-
-
-def _task(i):
-    return Task(id=f"g{i}", family="qa", question=f"q{i}?", check="exact", answer=str(i))
-
-
-def _group(task, successes, n=4):
-    rewards = [1.0] * successes + [0.0] * (n - successes)
-    return Group(task=task, prompt_ids=[1], completion_ids=[[2]] * n, rewards=rewards, logprobs=[[-1.0]] * n,
-                 truncated=[False] * n, texts=["t"] * n)
+from tests.fakes import group, solved, task
 
 
 def test_score_tasks_is_pure_and_complete():
     cur = compose(["model=tiny"]).curriculum  # alpha 0.5, beta 10, k_min 0.1
-    records = [GeneratedTask(3, "s", "simulator", [7], [8, 9], "x", _task(i), None) for i in range(4)]
+    records = [GeneratedTask(3, "s", "simulator", [7], [8, 9], "x", task(i), None) for i in range(4)]
     records.insert(1, GeneratedTask(3, "s", "simulator", [7], [8], "bad", None, "not_json"))
     valid = [r for r in records if r.task is not None]
-    groups = [_group(r.task, k) for r, k in zip(valid, [0, 1, 2, 4])]
+    groups = [group(r.task, solved(k, 4)) for r, k in zip(valid, [0, 1, 2, 4])]
     before = [g.rewards[:] for g in groups]
     out = score_tasks(records, groups, cur, success_threshold=1.0, lam=1.0, share=2)
     assert [g.rewards for g in groups] == before  # nothing changed in place
     assert out.scores[1] is None and [s.p_hat for s in out.scores if s] == [0.0, 0.25, 0.5, 1.0]
     assert [s.trained_on for s in out.scores if s] == [False, True, True, True]
     assert out.num_trained_on == 3 and len(out.train_records) == 3
-    assert [g.task.id for g in out.kept] == ["g2", "g1"]  # nearest to alpha first, at most share
+    assert [g.task.id for g in out.kept] == ["t2", "t1"]  # nearest to alpha first, at most share
     r_envs = [math.exp(-10 * (p - 0.5) ** 2) for p in (0.25, 0.5, 1.0)]
     assert [r.weight for r in out.sim_records] == pytest.approx([3 * math.exp(r) / sum(map(math.exp, r_envs))
                                                                  for r in r_envs])
@@ -44,3 +33,20 @@ def test_score_tasks_is_pure_and_complete():
     assert list(env_record(records[0], out.scores[0])) == [
         "epoch", "seed_id", "source", "prompt_ids", "completion_ids", "text", "task", "reason", "novelty", "attempted",
         "p_hat", "r_env", "trained_on"]  # the D_env line's field order
+
+
+def test_in_band_width_changes_the_in_band_fraction_and_nothing_else():
+    """curriculum.in_band_width is measured, never filtered on: p-hats 0.25 / 0.5 / 0.75 / 1.0 are 1 of 4 within
+    0.1 of alpha and 3 of 4 within 0.3; the scores, the filter, the RWR set and the kept groups are the same.
+    With curriculum.band set, the in-band fraction counts that band instead."""
+    records = [GeneratedTask(3, "s", "simulator", [7], [8, 9], "x", task(i), None) for i in range(4)]
+    groups = [group(r.task, solved(k, 4)) for r, k in zip(records, [1, 2, 3, 4])]
+    narrow, wide, banded = (score_tasks(records, groups, compose(["model=tiny", *args]).curriculum,
+                                        success_threshold=1.0, lam=1.0, share=4)
+                            for args in ([], ["curriculum.in_band_width=0.3"],
+                                         ["curriculum.in_band_width=0.3", "curriculum.band=0.1"]))
+    assert narrow.stats.pop("curriculum/in_band_fraction") == 0.25
+    assert wide.stats.pop("curriculum/in_band_fraction") == 0.75
+    assert narrow.stats == wide.stats and narrow.scores == wide.scores and narrow.kept == wide.kept
+    assert narrow.train_records == wide.train_records and narrow.sim_records == wide.sim_records
+    assert banded.stats["curriculum/in_band_fraction"] == 0.25 and banded.num_trained_on == 1  # band filters

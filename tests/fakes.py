@@ -1,0 +1,97 @@
+"""The shared stand-ins of the unit tests (imported, like ``tests/samples.py``): one scripted rollout
+engine, one character tokenizer, and the small ``Task``/``Group`` builders and module constructors
+that several test files need.
+
+Deliberately left out: anything with a model inside (the tests that need one use the tiny model of
+``conftest.py``'s ``tiny_dir``).
+"""
+
+from __future__ import annotations
+
+from lightning_genenv.config import Config
+from lightning_genenv.rollout import Sample
+from lightning_genenv.tasks import Task
+from lightning_genenv.values import Group
+
+DEFAULTS = Config()  # the schema's defaults, for the arguments a test does not care about
+
+
+class ScriptedEngine:
+    """A rollout engine that answers from a script: ``script(i, n)`` gives the ``n`` texts of the
+    ``i``-th prompt of a call (a list of lists works too: ``script[i][j]``). Sample ``j`` of prompt
+    ``i`` has completion ids ``[100 + i, 200 + j]`` and log-probs ``[-1.0, -2.0]``; ``calls`` records
+    every call's ``(prompts, params, desc)``."""
+
+    def __init__(self, script):
+        self.script = script if callable(script) else (lambda i, n: [script[i][j] for j in range(n)])
+        self.calls = []
+
+    def generate(self, prompts, params, desc=None):
+        self.calls.append((prompts, params, desc))
+        return [[Sample(prompt_ids=p, completion_ids=[100 + i, 200 + j], text=text, logprobs=[-1.0, -2.0],
+                        truncated=False) for j, text in enumerate(self.script(i, params.n))]
+                for i, p in enumerate(prompts)]
+
+    def sync(self):
+        pass
+
+    def pop_sync_times(self):
+        return []
+
+
+class CharTok:
+    """A tokenizer with one id per character (its code point); the chat template joins the contents by
+    ``|`` and opens an assistant turn: every prompt's ids can be written out (:func:`char_ids`)."""
+
+    pad_token_id = 0
+
+    def apply_chat_template(self, messages, tokenize=False, add_generation_prompt=True):
+        assert not tokenize and add_generation_prompt
+        return "|".join(m["content"] for m in messages) + "|assistant:"
+
+    def __call__(self, text, add_special_tokens=False):
+        return {"input_ids": [ord(c) for c in text]}
+
+
+def char_ids(messages, prefix: str = "") -> list[int]:
+    """What :class:`CharTok` makes of a chat and an assistant prefix, written out without ``encode_chat``."""
+    return [ord(c) for c in "|".join(m["content"] for m in messages) + "|assistant:" + prefix]
+
+
+def task(i: int, family: str = "qa", **changes) -> Task:
+    """A small exact-match task: id ``t<i>``, question ``q<i>?``, answer ``<i>``."""
+    fields = dict(id=f"t{i}", family=family, question=f"q{i}?", check="exact", answer=str(i))
+    return Task(**{**fields, **changes})
+
+
+def group(task: Task | None, rewards: list[float], **fields) -> Group:
+    """A GRPO group of ``len(rewards)`` attempts at ``task``: one-token completions, prompt ``[1]``, unless
+    ``fields`` (any :class:`~lightning_genenv.values.Group` field) say otherwise."""
+    n = len(rewards)
+    defaults = dict(prompt_ids=[1], completion_ids=[[2]] * n, logprobs=[[-1.0]] * n, truncated=[False] * n,
+                    texts=["t"] * n)
+    return Group(task=task, rewards=list(rewards), **{**defaults, **fields})
+
+
+def solved(k: int, n: int) -> list[float]:
+    """The rewards of ``n`` attempts of which the first ``k`` succeed."""
+    return [1.0] * k + [0.0] * (n - k)
+
+
+def agent_module(model, tokenizer, agent_cfg, **kwargs):
+    """An :class:`~lightning_genenv.agent.AgentModule` with the schema's trainer and strategy defaults."""
+    from lightning_genenv.agent import AgentModule
+
+    kwargs.setdefault("max_nonfinite_steps", DEFAULTS.trainer.max_nonfinite_steps)
+    kwargs.setdefault("trainable", DEFAULTS.curriculum.train_agent)
+    return AgentModule(model, tokenizer, agent_cfg, DEFAULTS.trainer.accumulate_grad_batches,
+                       DEFAULTS.strategy.cpu_offload, **kwargs)
+
+
+def simulator_module(model, tokenizer, sim_cfg, **kwargs):
+    """A :class:`~lightning_genenv.simulator.SimulatorModule` with the schema's defaults for the rest."""
+    from lightning_genenv.simulator import SimulatorModule
+
+    kwargs.setdefault("max_nonfinite_steps", DEFAULTS.trainer.max_nonfinite_steps)
+    return SimulatorModule(model, tokenizer, sim_cfg, DEFAULTS.curriculum.train_simulator,
+                           DEFAULTS.strategy.cpu_offload, **kwargs)
