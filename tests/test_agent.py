@@ -95,7 +95,7 @@ def test_a_frozen_agent_prepares_groups_without_forward_passes(tiny_dir):
     cfg = compose(["model=tiny", "agent.beta=0.5", "agent.num_iterations=2", "agent.num_generations=2"]).agent
     group = lambda: Group(task=None, prompt_ids=[5, 6, 7], completion_ids=[[8, 9], [10]], rewards=[1.0, 0.0],  # noqa: E731
                           logprobs=[[-1.0] * 2, [-1.0]], truncated=[False] * 2, texts=[""] * 2)
-    layout = BatchLayout(tasks_per_epoch=1, groups_per_step=1)
+    layout = BatchLayout(tasks_per_epoch=1, groups_per_step=1, accumulate_grad_batches=1, num_iterations=2)
     frozen, = agent_module(model, tok, cfg, is_cap=2.0, trainable=False).prepare_groups([group()], layout)
     trained, = agent_module(model, tok, cfg, is_cap=2.0, trainable=True).prepare_groups([group()], layout)
     assert frozen.old_logprobs is None and frozen.ref_logprobs is None
