@@ -102,15 +102,23 @@ def validation_subset(val: list[Task], num: int, seed: int) -> list[Task]:
     when ``num`` is smaller than the number of families."""
     if not num or num >= len(val):
         return val
+    kept = {id(t) for t in _families_in_turn(val, num, random.Random(f"val-subset:{seed}"), "data.num_val_subset",
+                                             "families of the validation set", ", or 0 (the whole set every epoch)")}
+    return [t for t in val if id(t) in kept]
+
+
+def _families_in_turn(tasks: list[Task], num: int, rng: random.Random, key: str, what: str,
+                      alternative: str = "") -> list[Task]:
+    """``num`` of ``tasks``, every family present: each family's tasks in an order drawn from ``rng``, the
+    families taken in turn (:func:`_in_turn`). Raises :class:`DataError` naming ``key`` when ``num`` is
+    smaller than the number of families."""
     by_family: dict[str, list[Task]] = {}
-    for t in val:
+    for t in tasks:
         by_family.setdefault(t.family, []).append(t)
     if num < len(by_family):
-        raise DataError(f"data.num_val_subset={num} cannot keep every one of the {len(by_family)} families of the "
-                        f"validation set present; use at least {len(by_family)}, or 0 (the whole set every epoch)")
-    rng = random.Random(f"val-subset:{seed}")
-    kept = {id(t) for t in _in_turn([rng.sample(ts, len(ts)) for _, ts in sorted(by_family.items())], num)}
-    return [t for t in val if id(t) in kept]
+        raise DataError(f"{key}={num} cannot keep every one of the {len(by_family)} {what} present; "
+                        f"use at least {len(by_family)}{alternative}")
+    return _in_turn([rng.sample(ts, len(ts)) for _, ts in sorted(by_family.items())], num)
 
 
 def _in_turn(queues: list[list[Task]], n: int) -> list[Task]:
@@ -130,14 +138,7 @@ def limit_base(base: list[Task], num_train: int, seed: int) -> list[Task]:
     smaller than the number of families."""
     if not num_train or num_train >= len(base):
         return base
-    by_family: dict[str, list[Task]] = {}
-    for t in base:
-        by_family.setdefault(t.family, []).append(t)
-    if num_train < len(by_family):
-        raise DataError(f"data.num_train={num_train} cannot keep every one of the {len(by_family)} task families "
-                        f"present; use at least {len(by_family)}")
-    rng = random.Random(seed)
-    return _in_turn([rng.sample(ts, len(ts)) for _, ts in sorted(by_family.items())], num_train)
+    return _families_in_turn(base, num_train, random.Random(seed), "data.num_train", "task families")
 
 
 def _describe(skipped: Counter) -> str:

@@ -5,15 +5,7 @@ import torch
 
 from lightning_genenv.config import compose
 from lightning_genenv.data import GenEnvDataModule
-from lightning_genenv.tasks import Task
 from tests.fakes import group, task
-
-
-def _task(i, family="weather"):
-    tools = [{"name": "get_weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}},
-                                                    "required": ["city"]}}]
-    return Task(id=f"t{i}", family=family, question=f"Weather in city{i}?", check="tool_call",
-                answer={"name": "get_weather", "arguments": {"city": f"city{i}"}}, tools=tools)
 
 
 def _group(i, n=2):
