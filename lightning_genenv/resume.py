@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 from lightning_genenv.atomic import atomic_writer
-from lightning_genenv.config import ConfigError
+from lightning_genenv.config.checks import ConfigError
 
 CHECKPOINT = Path("checkpoints") / "last.ckpt"
 # What train.py writes into a run directory (loggers.py: tb, csv, mlflow.db, mlartifacts, wandb).
