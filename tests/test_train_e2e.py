@@ -104,7 +104,7 @@ def test_run_directory_reloads(run_dir, tiny_sft_dir):
     assert cfg.run_dir == str(run_dir) and cfg.trainer.max_epochs == 2
     ckpt = torch.load(run_dir / "checkpoints" / "last.ckpt", map_location="cpu", weights_only=True)
     # written at the end of the last epoch (index 1), after the simulator's update
-    assert ckpt["epoch"] == 1 and len(ckpt["GenEnvDataModule"]["d_env"]) == 2 * 4 * 2
+    assert ckpt["epoch"] == 1 and len(ckpt["callbacks"]["CoEvolutionCallback"]["pools"]["d_env"]) == 2 * 4 * 2
     sim_epochs = ckpt["callbacks"]["CoEvolutionCallback"]["sim_epochs"]
     sim = torch.load(run_dir / "checkpoints" / f"simulator-{sim_epochs}.ckpt", map_location="cpu", weights_only=True)
     assert sim["optimizer_states"] and sim["global_step"] > 0
@@ -201,7 +201,9 @@ def test_every_validation_writes_its_per_task_scores(run_dir):
                               ("epoch-1.jsonl", steps[-1], 6)):
         records = [json.loads(line) for line in (run_dir / "validation" / name).read_text().splitlines()]
         assert len(records) == count and len({r["task"] for r in records}) == count
-        assert all(r["score"] in (0.0, 1.0) and isinstance(r["completion"], str) for r in records)
+        # pass (1) or fail (0), plus the tie-breaking reward's noise under 1e-3 (NO_TIES above)
+        assert all(round(r["score"]) in (0, 1) and abs(r["score"] - round(r["score"])) < 1e-3
+                   and isinstance(r["completion"], str) for r in records)
         inside = [r for r in records if r["in_subset"]]
         assert len(inside) == 2 and {r["family"] for r in inside} == {"weather", "qa_arith"}
         assert subset is None or {r["task"] for r in inside} == subset  # the same subset every time
