@@ -352,6 +352,28 @@ def _unique(sample, seen: set[str], what: str):
     raise ValueError(f"cannot generate more unique {what} questions; ask for fewer tasks")
 
 
+def _draw_task(rng: random.Random, family: str, index: int, seen: set[str], task_id: str, what: str) -> Task:
+    """A new validated task of ``family`` whose question is not in ``seen`` (added to it): a tool family's
+    ``index``-th task calls its tools in turn, a QA family's comes from its generator. ``what`` names the
+    set in the error an invalid task raises."""
+    if family in FAMILIES:
+        tools = FAMILIES[family]
+        tool = tools[index % len(tools)]
+        question, args = _unique(
+            lambda: _fill(rng, tool, rng.choice(TEMPLATES[tool["name"]])), seen, tool["name"])
+        check, answer = "tool_call", {"name": tool["name"], "arguments": args}
+    else:
+        tools = []
+        question, answer = _unique(lambda: QA_FAMILIES[family](rng), seen, family)
+        check = "f1"
+    task = Task(id=task_id, family=family, question=question, check=check, answer=answer,
+                tools=copy.deepcopy(tools), source="seed")
+    reason = validate_task(task)
+    if reason:
+        raise ValueError(f"{what} task {task.id} is invalid: {reason}")
+    return task
+
+
 def make_seeds(seed: int = 0, n_tool: int = 240, n_qa: int = 60) -> list[Task]:
     """Deterministic seed tasks: ``n_tool`` tool calls round-robin over FAMILIES and their tools,
     then ``n_qa`` QA tasks round-robin over QA_FAMILIES. IDs are ``<family>-<NNNN>``."""
@@ -360,29 +382,17 @@ def make_seeds(seed: int = 0, n_tool: int = 240, n_qa: int = 60) -> list[Task]:
     counts: dict[str, int] = defaultdict(int)
     tasks = []
 
-    def add(family: str, question: str, check: str, answer, tools: list[dict]) -> None:
-        task = Task(id=f"{family}-{counts[family]:04d}", family=family, question=question,
-                    check=check, answer=answer, tools=copy.deepcopy(tools), source="seed")
-        reason = validate_task(task)
-        if reason:
-            raise ValueError(f"seed task {task.id} is invalid: {reason}")
+    def add(family: str) -> None:
+        tasks.append(_draw_task(rng, family, counts[family], seen, f"{family}-{counts[family]:04d}", "seed"))
         counts[family] += 1
-        tasks.append(task)
 
     tool_families = list(FAMILIES)
     for i in range(n_tool):
-        family = tool_families[i % len(tool_families)]
-        tools = FAMILIES[family]
-        tool = tools[counts[family] % len(tools)]
-        question, args = _unique(
-            lambda: _fill(rng, tool, rng.choice(TEMPLATES[tool["name"]])), seen, tool["name"])
-        add(family, question, "tool_call", {"name": tool["name"], "arguments": args}, tools)
+        add(tool_families[i % len(tool_families)])
 
     qa_families = list(QA_FAMILIES)
     for i in range(n_qa):
-        family = qa_families[i % len(qa_families)]
-        question, answer = _unique(lambda: QA_FAMILIES[family](rng), seen, family)
-        add(family, question, "f1", answer, [])
+        add(qa_families[i % len(qa_families)])
     return tasks
 
 
@@ -449,22 +459,7 @@ def top_up_held_out(seeds: list[Task], held_out: list[Task], total: int, seed: i
     extra: list[Task] = []
     for family in [*FAMILIES, *QA_FAMILIES]:  # the generators' order: a family's draws follow the one before
         for i in range(quotas.get(family, 0) - held[family]):
-            if family in FAMILIES:
-                tools = FAMILIES[family]
-                tool = tools[i % len(tools)]
-                question, args = _unique(
-                    lambda: _fill(rng, tool, rng.choice(TEMPLATES[tool["name"]])), seen, tool["name"])
-                check, answer = "tool_call", {"name": tool["name"], "arguments": args}
-            else:
-                tools = []
-                question, answer = _unique(lambda: QA_FAMILIES[family](rng), seen, family)
-                check = "f1"
-            task = Task(id=f"{family}-h{i:04d}", family=family, question=question, check=check, answer=answer,
-                        tools=copy.deepcopy(tools), source="seed")
-            reason = validate_task(task)
-            if reason:
-                raise ValueError(f"held-out task {task.id} is invalid: {reason}")
-            extra.append(task)
+            extra.append(_draw_task(rng, family, i, seen, f"{family}-h{i:04d}", "held-out"))
     return held_out + extra
 
 
