@@ -100,7 +100,7 @@ class AgentModule(PolicyModule):
         self.trainable = trainable
         self.val_samples: list[dict] = []  # the last validation's per-task records (evaluate)
         self.val_subset: set[str] | None = None  # the ids validated after each epoch but the last (None: all)
-        self.val_full = False  # whether the last validation took the whole set
+        self.val_metrics: dict[str, float] = {}  # the last validation's (held_out_metrics)
         # val/score and val/reward_mean (and val_full/*) over every rank's tasks: torchmetrics syncs them at the
         # epoch's end
         self.val_means = torch.nn.ModuleDict({k: MeanMetric() for k in
@@ -228,25 +228,37 @@ class AgentModule(PolicyModule):
     def validation_step(self, tasks: list, batch_idx: int) -> None:
         """After the last epoch the whole validation set (``val_full/*``, and ``val/*`` on its subset); after
         the others only the subset (``val/*``). ``val_subset``: the subset's task ids (None: the whole set)."""
-        self.val_full = self.trainer.current_epoch == self.trainer.max_epochs - 1
-        if not self.val_full and self.val_subset is not None:
+        full = self.trainer.current_epoch == self.trainer.max_epochs - 1
+        if not full and self.val_subset is not None:
             tasks = [t for t in tasks if t.id in self.val_subset]
         _, self.val_samples = self.evaluate(tasks)
-        for record in self.val_samples:
-            record["in_subset"] = self.val_subset is None or record["task"] in self.val_subset
-        subset = [r for r in self.val_samples if r["in_subset"]]
-        self._log_validation(validation_metrics(subset, "val"), len(subset))
-        if self.val_full:
-            self._log_validation(validation_metrics(self.val_samples, "val_full"), len(self.val_samples))
+        mark_subset(self.val_samples, self.val_subset)
+        self.val_metrics = held_out_metrics(self.val_samples, full)
+        num_tasks = {"val": sum(r["in_subset"] for r in self.val_samples), "val_full": len(self.val_samples)}
+        for name, value in self.val_metrics.items():
+            self._log_validation(name, value, num_tasks[name.split("/", 1)[0]])
 
-    def _log_validation(self, metrics: dict[str, float], num_tasks: int) -> None:
-        for name, value in metrics.items():
-            key = name.replace("/", "_").removeprefix("val_")
-            if key in self.val_means:  # overall means: weighted by tasks, synced by torchmetrics
-                self.val_means[key].update(torch.tensor(value), weight=num_tasks)
-                self.log(name, self.val_means[key], batch_size=num_tasks)
-            else:  # per family
-                self.log(name, value, batch_size=num_tasks, sync_dist=True)
+    def _log_validation(self, name: str, value: float, num_tasks: int) -> None:
+        key = name.replace("/", "_").removeprefix("val_")
+        if key in self.val_means:  # overall means: weighted by tasks, synced by torchmetrics
+            self.val_means[key].update(torch.tensor(value), weight=num_tasks)
+            self.log(name, self.val_means[key], batch_size=num_tasks)
+        else:  # per family
+            self.log(name, value, batch_size=num_tasks, sync_dist=True)
+
+
+def mark_subset(records: list[dict], subset: set[str] | None) -> None:
+    """Mark each of :meth:`AgentModule.evaluate`'s records ``in_subset``: its task is among ``subset``, the
+    ids validated after each epoch but the last (None: every task is)."""
+    for record in records:
+        record["in_subset"] = subset is None or record["task"] in subset
+
+
+def held_out_metrics(records: list[dict], full: bool) -> dict[str, float]:
+    """``val/*`` on the records marked ``in_subset`` (:func:`mark_subset`) and, when ``full`` (step 0 and the
+    last epoch), ``val_full/*`` on all of them (:func:`validation_metrics`)."""
+    metrics = validation_metrics([r for r in records if r["in_subset"]], "val")
+    return {**validation_metrics(records, "val_full"), **metrics} if full else metrics
 
 
 def validation_metrics(records: list[dict], prefix: str) -> dict[str, float]:

@@ -117,3 +117,18 @@ def test_validation_metrics_by_hand():
     greedy_only = validation_metrics([{k: v for k, v in r.items() if k != "sampled_rewards"} for r in records], "val")
     assert set(greedy_only) == {"val/score", "val/score/weather", "val/score/qa_arith"}
     assert validation_metrics([], "val") == {}
+
+
+def test_held_out_metrics_split_the_subset_from_the_whole_set():
+    """``val/*`` on the tasks marked in the subset, ``val_full/*`` on all of them only when ``full``; no subset
+    (None) marks every task."""
+    from lightning_genenv.agent import held_out_metrics, mark_subset
+
+    records = [{"task": "a", "family": "weather", "score": 1.0}, {"task": "b", "family": "weather", "score": 0.0}]
+    mark_subset(records, {"a"})
+    assert [r["in_subset"] for r in records] == [True, False]
+    assert held_out_metrics(records, full=False) == {"val/score": 1.0, "val/score/weather": 1.0}
+    whole = held_out_metrics(records, full=True)
+    assert whole["val/score"] == 1.0 and whole["val_full/score"] == 0.5 and whole["val_full/score/weather"] == 0.5
+    mark_subset(records, None)
+    assert held_out_metrics(records, full=False)["val/score"] == 0.5

@@ -29,7 +29,7 @@ import lightning as L
 from lightning.fabric.utilities.seed import seed_everything
 from lightning.pytorch.utilities import rank_zero_warn
 
-from lightning_genenv.agent import validation_metrics
+from lightning_genenv.agent import held_out_metrics, mark_subset, validation_metrics
 from lightning_genenv.coevolution import (
     LatestResults,
     SimulatorUpdates,
@@ -106,9 +106,8 @@ class CoEvolutionCallback(L.Callback):
         if not self.cfg.trainer.val_before_training or trainer.global_step > 0:
             return
         timers = Timers()
-        records = self._validate_whole(agent, timers)  # val_full/*, and val/* on the per-epoch subset
-        metrics = {**validation_metrics(records, "val_full"),
-                   **validation_metrics([r for r in records if r["in_subset"]], "val")}
+        records = self._validate_whole(agent, timers)
+        metrics = held_out_metrics(records, full=True)  # val_full/*, and val/* on the per-epoch subset
         self.held_out["start"] = _overall(metrics)
         if trainer.is_global_zero:
             write_validation(self.cfg.run_dir, "step0", records)
@@ -173,8 +172,8 @@ class CoEvolutionCallback(L.Callback):
     def on_validation_epoch_end(self, trainer, agent) -> None:
         if not trainer.sanity_checking:
             self.timers.stop("validation")
-            if agent.val_full:
-                self.held_out["end"] = _overall(validation_metrics(agent.val_samples, "val_full"))
+            if overall := _overall(agent.val_metrics):  # the last epoch's: the whole set
+                self.held_out["end"] = overall
             if trainer.is_global_zero:
                 write_validation(self.cfg.run_dir, f"epoch-{trainer.current_epoch}", agent.val_samples)
 
@@ -216,9 +215,7 @@ class CoEvolutionCallback(L.Callback):
         """The whole validation set's per-task records, each marked ``in_subset`` (data.num_val_subset)."""
         with timers.phase("validation"):
             _, records = agent.evaluate(self.dm.val)
-        subset = {t.id for t in self.dm.val_subset}
-        for record in records:
-            record["in_subset"] = record["task"] in subset
+        mark_subset(records, agent.val_subset)
         return records
 
     # ------------------------------------------------------------------ state
