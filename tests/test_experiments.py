@@ -58,6 +58,8 @@ def test_experiment_runs_one_tiny_epoch(experiment, tiny_sft_dir, teacher_file, 
     summary = json.loads((out / "summary.json").read_text())
     cfg = compose(args)
     assert summary["epochs"] == 1 and summary["agent_steps"] == (4 if cfg.curriculum.train_agent else 0)
+    # a frozen agent's end is its start: the whole held-out set is not validated again
+    assert ("end" in summary["held_out"]) == cfg.curriculum.train_agent
     source = cfg.curriculum.task_source
     assert (out / "final" / "simulator").exists() == (source == "simulator" and cfg.trainer.save_hf)
     if experiment == "genenv_static":

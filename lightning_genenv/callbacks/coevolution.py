@@ -199,8 +199,9 @@ class CoEvolutionCallback(L.Callback):
 
     def on_train_end(self, trainer: L.Trainer, agent) -> None:
         """The whole validation set once more when the last epoch did not validate it
-        (``trainer.val_every_n_epochs``, a stop before ``max_epochs``): the run's end is always measured on it."""
-        if "end" in self.held_out:
+        (``trainer.val_every_n_epochs``, a stop before ``max_epochs``): the run's end is always measured on it,
+        unless the agent never updates (``curriculum.train_agent=false``): its end is its start."""
+        if "end" in self.held_out or not self.cfg.curriculum.train_agent:
             return
         timers = Timers()
         records = self._validate_whole(agent, timers)
