@@ -119,8 +119,8 @@ class CoEvolutionCallback(L.Callback):
         seed_everything(epoch_seed(cfg.seed, epoch), verbose=False)  # a resumed epoch samples alike
         result = run_epoch(epoch, cfg, self.source, self.rollouts.agent, agent.prompt,
                            lambda groups: agent.prepare_groups(groups, layout), self.dm.base,
-                           self.pools.replayable(epoch), random.Random(epoch_seed(cfg.data.seed, epoch)),
-                           base_order_rng(cfg.data.seed, epoch))
+                           self.pools.replayable(epoch), self.pools.d_env,
+                           random.Random(epoch_seed(cfg.data.seed, epoch)), base_order_rng(cfg.data.seed, epoch))
         self.invalid.update(result.new.invalid_reasons())
         if cfg.curriculum.task_source == "simulator":
             self._warn_if_empty(trainer, epoch, result.new)

@@ -49,9 +49,11 @@ class Curriculum:
 
 
 def score_tasks(records: list[GeneratedTask], groups: list[Group], cur, success_threshold: float, lam: float,
-                share: int) -> Curriculum:
+                share: int, earlier: list[dict]) -> Curriculum:
     """``groups``: the attempts at the valid ``records``, in their order. ``cur``: the curriculum
-    config group (``env_reward``, ``alpha``, ``beta``, ``band``, ``k_min``, ``in_band_width``)."""
+    config group (``env_reward``, ``alpha``, ``beta``, ``band``, ``k_min``, ``in_band_width``).
+    ``earlier``: the ``D_env`` records of earlier epochs whose simulator generations join the RWR set
+    (``simulator.rwr_set=pool``; ``[]``: this epoch's alone), weighted with this epoch's as one set."""
     env_reward = ENV_REWARDS[cur.env_reward]
     valid = [r for r in records if r.task is not None]
     by_record, train_records, passed = {}, [], []
@@ -64,14 +66,20 @@ def score_tasks(records: list[GeneratedTask], groups: list[Group], cur, success_
             passed.append((i, record, r_env))
             train_records.append({"task": record.task.to_dict(), "source": "generated", "epoch": record.epoch,
                                   "p_hat": p_hat, "rewards": group.rewards, "completions": group.texts})
-    trainable = [(record, r_env) for _, record, r_env in passed if record.source == "simulator"]
-    weights = rwr_weights([r_env for _, r_env in trainable], lam)
-    sim_records = [SimRecord(r.prompt_ids, r.completion_ids, w) for (r, _), w in zip(trainable, weights)]
+    trainable = [(r["prompt_ids"], r["completion_ids"], r["r_env"]) for r in fitted_before(earlier)]
+    trainable += [(r.prompt_ids, r.completion_ids, r_env) for _, r, r_env in passed if r.source == "simulator"]
+    weights = rwr_weights([r_env for *_, r_env in trainable], lam)
+    sim_records = [SimRecord(prompt, completion, w) for (prompt, completion, _), w in zip(trainable, weights)]
     scores = [by_record.get(id(r)) for r in records]
     nearest = sorted((abs(by_record[id(r)].p_hat - cur.alpha), i) for i, r, _ in passed)
     kept = [groups[i] for _, i in nearest[:share]]  # closest to α first: the most informative groups
     stats = {**_stats(list(by_record.values()), len(valid), len(passed), cur), **weight_stats(weights)}
     return Curriculum(scores, train_records, sim_records, kept, stats)
+
+
+def fitted_before(env_records: list[dict]) -> list[dict]:
+    """The ``D_env`` records that were in an RWR set: the simulator's own generations that passed the filter."""
+    return [r for r in env_records if r["trained_on"] and r["source"] == "simulator"]
 
 
 def weight_stats(weights: list[float]) -> dict[str, float]:

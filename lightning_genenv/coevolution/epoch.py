@@ -110,13 +110,14 @@ class EpochResult:
 
 def run_epoch(epoch: int, cfg, source, engine: RolloutEngine, encode: Callable[[Task], list[int]],
               prepare: Callable[[list[Group]], list[Group]], base: list[Task], replayable: list[dict],
-              rng: random.Random, base_rng: random.Random) -> EpochResult:
+              env_pool: list[dict], rng: random.Random, base_rng: random.Random) -> EpochResult:
     """One epoch's data for the agent and the simulator.
 
     ``cfg``: the composed config (``data``, ``agent``, ``curriculum``, ``simulator.lam``); ``source``: the
     task source (:func:`~.sources.task_source`); ``engine``: the agent's rollout engine; ``encode``: a
     task's prompt ids; ``prepare``: the agent's batch preparation; ``base``: the base seed tasks;
     ``replayable``: the ``D_train`` records that may be replayed (:meth:`~lightning_genenv.pools.Pools.replayable`);
+    ``env_pool``: ``D_env`` so far (read with ``simulator.rwr_set=pool``);
     ``rng``: the epoch's sampler, seeded from ``(data.seed, epoch)``; ``base_rng``: the base order's, seeded
     from the same pair and used for nothing else (:func:`base_order_rng`)."""
     data, timers = cfg.data, Timers()
@@ -127,7 +128,7 @@ def run_epoch(epoch: int, cfg, source, engine: RolloutEngine, encode: Callable[[
     attempted = attempt(engine, encode, [r.task for r in new.valid()], cfg.agent)  # 3
     share = generated_share(data.tasks_per_epoch, data.generated_fraction)
     curriculum = score_tasks(new.records, attempted.groups, cfg.curriculum, cfg.agent.success_threshold,
-                             cfg.simulator.lam, share)  # 4
+                             cfg.simulator.lam, share, env_pool if cfg.simulator.rwr_set == "pool" else [])  # 4
 
     plan = plan_batch(data.tasks_per_epoch, data.generated_fraction, data.replay_per_epoch,
                       len(curriculum.kept), len(replayable), len(base))  # 5

@@ -148,6 +148,11 @@ class SimulatorConfig:
     # a generation whose answer equals a task its prompt showed (or an earlier one of the epoch) and whose
     # question rewords it is invalid (near_duplicate): never attempted, trained on or imitated (novelty.py)
     reject_near_duplicates: bool = True
+    # what each update fits: "epoch", this epoch's own generations that passed the filter (the paper's "from each
+    # environment-generated batch"); "pool", every one of D_env so far (the paper's SFT pool D_env), the weights
+    # self-normalized over them all and R_env as measured when each was attempted. Against a frozen agent "epoch"
+    # fitted 0-7 tasks an epoch, 7-10 steps a run, and learned no curriculum (RESULTS.md, issue 23)
+    rwr_set: Literal["epoch", "pool"] = "epoch"
     max_completion_length: int = 96  # tokens per written task
     batch_size: int = 4  # generations per RWR step
     # m: tasks written per seed. 1 of each of 32 seeds (data.seeds_per_epoch) rather than 4 of each of 8 (m = 4 is

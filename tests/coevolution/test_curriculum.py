@@ -18,7 +18,7 @@ def test_score_tasks_is_pure_and_complete():
     valid = [r for r in records if r.task is not None]
     groups = [group(r.task, solved(k, 4)) for r, k in zip(valid, [0, 1, 2, 4])]
     before = [g.rewards[:] for g in groups]
-    out = score_tasks(records, groups, cur, success_threshold=1.0, lam=1.0, share=2)
+    out = score_tasks(records, groups, cur, success_threshold=1.0, lam=1.0, share=2, earlier=[])
     assert [g.rewards for g in groups] == before  # nothing changed in place
     assert out.scores[1] is None and [s.p_hat for s in out.scores if s] == [0.0, 0.25, 0.5, 1.0]
     assert [s.trained_on for s in out.scores if s] == [False, True, True, True]
@@ -42,7 +42,7 @@ def test_in_band_width_changes_the_in_band_fraction_and_nothing_else():
     records = [GeneratedTask(3, "s", "simulator", [7], [8, 9], "x", task(i), None) for i in range(4)]
     groups = [group(r.task, solved(k, 4)) for r, k in zip(records, [1, 2, 3, 4])]
     narrow, wide, banded = (score_tasks(records, groups, compose(["model=tiny", *args]).curriculum,
-                                        success_threshold=1.0, lam=1.0, share=4)
+                                        success_threshold=1.0, lam=1.0, share=4, earlier=[])
                             for args in ([], ["curriculum.in_band_width=0.3"],
                                          ["curriculum.in_band_width=0.3", "curriculum.band=0.1"]))
     assert narrow.stats.pop("curriculum/in_band_fraction") == 0.25
@@ -50,3 +50,25 @@ def test_in_band_width_changes_the_in_band_fraction_and_nothing_else():
     assert narrow.stats == wide.stats and narrow.scores == wide.scores and narrow.kept == wide.kept
     assert narrow.train_records == wide.train_records and narrow.sim_records == wide.sim_records
     assert banded.stats["curriculum/in_band_fraction"] == 0.25 and banded.num_trained_on == 1  # band filters
+
+
+def test_pool_rwr_set_weights_earlier_fitted_generations_with_this_epochs():
+    """simulator.rwr_set=pool: the earlier D_env records that were fitted (the simulator's, trained_on) join this
+    epoch's RWR set, first, and the weights are self-normalized over all of them; the rest of D_env does not."""
+    cur = compose(["model=tiny"]).curriculum
+    records = [GeneratedTask(3, "s", "simulator", [7], [8, 9], "x", task(i), None) for i in range(2)]
+    groups = [group(r.task, solved(k, 4)) for r, k in zip(records, [2, 4])]
+    earlier = [{"prompt_ids": [1], "completion_ids": [2], "r_env": 0.2, "trained_on": True, "source": "simulator"},
+               {"prompt_ids": [3], "completion_ids": [4], "r_env": 1.0, "trained_on": False, "source": "simulator"},
+               {"prompt_ids": [5], "completion_ids": [6], "r_env": 0.9, "trained_on": True, "source": "static"}]
+    alone = score_tasks(records, groups, cur, success_threshold=1.0, lam=1.0, share=2, earlier=[])
+    pooled = score_tasks(records, groups, cur, success_threshold=1.0, lam=1.0, share=2, earlier=earlier)
+    assert [r.completion_ids for r in pooled.sim_records] == [[2], [8, 9], [8, 9]]
+    r_envs = [0.2, 1.0, math.exp(-10 * 0.25)]
+    assert [r.weight for r in pooled.sim_records] == pytest.approx([3 * math.exp(r) / sum(map(math.exp, r_envs))
+                                                                    for r in r_envs])
+    assert pooled.stats["sim/rwr_ess"] == pytest.approx(sum(r.weight for r in pooled.sim_records) ** 2
+                                                        / sum(r.weight ** 2 for r in pooled.sim_records))
+    # everything but the RWR set and its weight statistics is this epoch's alone
+    assert pooled.scores == alone.scores and pooled.train_records == alone.train_records
+    assert pooled.kept == alone.kept and len(alone.sim_records) == 2

@@ -67,7 +67,8 @@ def test_run_epoch_values_in_values_out():
     engine = Engine(encoded, solve={"t100", "t1", "t50"})
     prepared = []
     result = run_epoch(1, cfg, StaticSource(static, 4), engine, lambda t: encoded.append(t) or [7],
-                       lambda gs: prepared.append(gs) or gs, base, replayable, random.Random(0), random.Random(1))
+                       lambda gs: prepared.append(gs) or gs, base, replayable, [], random.Random(0),
+                       random.Random(1))
     assert len(result.new.records) == 4 and len(result.attempted) == 4
     assert sorted(s.p_hat for s in result.curriculum.scores) == [0.0, 0.0, 0.0, 1.0]
     assert result.curriculum.kept == [] and result.train_records == []  # k_min and the band keep none
@@ -81,7 +82,7 @@ def test_run_epoch_values_in_values_out():
     assert metrics["rollout/num_tasks/replay"] == 1.0 and metrics["rollout/num_tasks/base"] == 3.0
     seen = []
     again = run_epoch(1, cfg, StaticSource(static, 4), Engine(seen, set()), lambda t: seen.append(t) or [7],
-                      lambda gs: gs, base, replayable, random.Random(0), random.Random(1))
+                      lambda gs: gs, base, replayable, [], random.Random(0), random.Random(1))
     assert [g.task.id for g in again.groups] == [g.task.id for g in result.groups]  # the RNG decides the draw
 
 
@@ -91,7 +92,7 @@ def test_run_epoch_without_new_tasks_is_plain_grpo_on_base_tasks():
     base = [_task(i) for i in range(6)]
     seen = []
     result = run_epoch(0, cfg, NoSource(), Engine(seen, set()), lambda t: seen.append(t) or [7], lambda gs: gs, base,
-                       [], random.Random(0), random.Random(1))
+                       [], [], random.Random(0), random.Random(1))
     assert result.new.records == [] and result.attempted == [] and result.plan == BatchPlan(0, 0, 4)
     assert len(result.groups) == 4 and all(g.task.source == "seed" for g in result.groups)
 
@@ -109,12 +110,12 @@ def test_base_tasks_are_paired_across_settings():
     for source, replay in ((StaticSource(static, 4), replayable), (NoSource(), [])):
         seen = []
         encode = lambda t, seen=seen: seen.append(t) or [7]  # noqa: E731
-        result = run_epoch(3, cfg, source, Engine(seen, set()), encode, lambda gs: gs, base, replay,
+        result = run_epoch(3, cfg, source, Engine(seen, set()), encode, lambda gs: gs, base, replay, [],
                            random.Random(0), base_order_rng(0, 3))
         runs.append([g.task.id for g in result.filled[result.plan.replay:]])
     static_base, plain_base = runs
     assert len(static_base) == 3 and len(plain_base) == 4 and plain_base[:3] == static_base
     seen = []
     other_epoch = run_epoch(4, cfg, NoSource(), Engine(seen, set()), lambda t: seen.append(t) or [7], lambda gs: gs,
-                            base, [], random.Random(0), base_order_rng(0, 4))
+                            base, [], [], random.Random(0), base_order_rng(0, 4))
     assert [g.task.id for g in other_epoch.filled] != plain_base  # the order is the epoch's own
