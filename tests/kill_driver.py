@@ -5,7 +5,9 @@
 * ``rollouts``: in agent epoch ``<epoch>``, after the fifth attempt has been scored (mid-rollout,
   before the epoch's pools are committed);
 * ``simulator``: in the first simulator update at agent epoch ``<epoch>`` or later, right after its
-  first optimizer step (mid-update, after the epoch's pools were committed).
+  first optimizer step (mid-update, after the epoch's pools were committed);
+* ``agent``: in agent epoch ``<epoch>``, right after the agent's first optimizer step (mid-update: the
+  epoch's pools are committed, the simulator has not updated yet).
 
 Nothing in the trainer knows about this: the hooks are patched from outside.
 """
@@ -20,6 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import lightning_genenv.callbacks.coevolution as coevolution  # noqa: E402
 import lightning_genenv.coevolution.attempts as attempts  # noqa: E402
 import train  # noqa: E402
+from lightning_genenv.agent import AgentModule  # noqa: E402
 from lightning_genenv.simulator import SimulatorModule  # noqa: E402
 
 where, kill_epoch, args = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
@@ -53,15 +56,16 @@ if where == "rollouts":
         return score_attempt(*a, **k)
 
     attempts.score_attempt = scored
-elif where == "simulator":
-    optimizer_step = SimulatorModule.optimizer_step
+elif where in ("simulator", "agent"):
+    module = SimulatorModule if where == "simulator" else AgentModule
+    optimizer_step = module.optimizer_step
 
     def step(self, *a, **k):
         optimizer_step(self, *a, **k)
         if state["epoch"] >= kill_epoch:
             die()
 
-    SimulatorModule.optimizer_step = step
+    module.optimizer_step = step
 else:
     sys.exit(f"unknown kill point {where}")
 

@@ -1,5 +1,5 @@
-"""Crash and resume: ``train.py`` is SIGKILLed mid-epoch (during the rollouts, and during the
-simulator's update), resumed with ``resume=<run_dir>``, and must end exactly where an uninterrupted
+"""Crash and resume: ``train.py`` is SIGKILLed mid-epoch (during the rollouts, during the agent's update
+and during the simulator's update), resumed with ``resume=<run_dir>``, and must end exactly where an uninterrupted
 run with the same seed ends: the same pools record for record, the same weights, the same curves."""
 
 import json
@@ -77,13 +77,13 @@ def _assert_same_run(run: Path, reference: Path) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("where", ["rollouts", "simulator"])
+@pytest.mark.parametrize("where", ["rollouts", "agent", "simulator"])
 def test_sigkill_then_resume_matches_uninterrupted_run(where, reference, tiny_sft_dir, tmp_path):
     out = tmp_path / "run"
     _kill_and_resume(where, 1, tiny_sft_dir, out)
     _assert_same_run(out, reference)
-    quarantined = list((out / "pools" / "quarantine").glob("*")) if where == "simulator" else []
-    if where == "simulator":  # the killed epoch's pools were committed after the checkpoint: set aside
+    quarantined = list((out / "pools" / "quarantine").glob("*")) if where != "rollouts" else []
+    if where != "rollouts":  # the killed epoch's pools were committed after the checkpoint: set aside
         repairs = json.loads((out / "summary.json").read_text())["pool_repairs"]
         assert quarantined and all(any(q.name in r for r in repairs) for q in quarantined)  # each one reported
 
