@@ -1,4 +1,4 @@
-"""A failing rank ends the job: under DDP on 2 gloo CPU processes, an exception injected on one rank
+"""A failing rank ends the job: under DDP and under FSDP2 on 2 gloo CPU processes, an exception injected on one rank
 (at the start of epoch 0, before its first collective of the epoch) stops both processes within
 seconds, and the failing rank's line names its rank and the error.
 
@@ -25,10 +25,10 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("rank", [1, 0])
-def test_an_exception_on_one_rank_stops_both_within_seconds(rank, tiny_sft_dir, tmp_path):
+@pytest.mark.parametrize("strategy, rank", [("ddp", 1), ("ddp", 0), ("fsdp", 1), ("fsdp", 0)])
+def test_an_exception_on_one_rank_stops_both_within_seconds(strategy, rank, tiny_sft_dir, tmp_path):
     stamp = tmp_path / "raised_at"
-    args = ["strategy=ddp", f"model.agent={tiny_sft_dir}", f"model.simulator={tiny_sft_dir}",
+    args = [f"strategy={strategy}", f"model.agent={tiny_sft_dir}", f"model.simulator={tiny_sft_dir}",
             f"run_dir={tmp_path / 'run'}", *ARGS, "trainer.max_epochs=1"]
     proc = subprocess.Popen([sys.executable, str(ROOT / "tests" / "fault_driver.py"), str(rank), str(stamp), *args],
                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -40,7 +40,7 @@ def test_an_exception_on_one_rank_stops_both_within_seconds(rank, tiny_sft_dir, 
     ended = time.time()
     assert stamp.is_file(), f"the failure was never injected ({proc.returncode}):\n{err[-3000:]}"
     seconds = ended - float(stamp.read_text())
-    print(f"rank {rank} failed: the job stopped {seconds:.1f} s later (exit {proc.returncode})")
+    print(f"{strategy}, rank {rank} failed: the job stopped {seconds:.1f} s later (exit {proc.returncode})")
     assert proc.returncode != 0
     assert f"error: rank {rank}/2: RuntimeError: injected failure on rank {rank} (the job stops on every rank)" \
         in err.splitlines(), err[-3000:]
