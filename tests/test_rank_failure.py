@@ -25,12 +25,17 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("strategy, rank", [("ddp", 1), ("ddp", 0), ("fsdp", 1), ("fsdp", 0)])
-def test_an_exception_on_one_rank_stops_both_within_seconds(strategy, rank, tiny_sft_dir, tmp_path):
+@pytest.mark.parametrize("strategy, rank, torchrun", [("ddp", 1, False), ("ddp", 0, False), ("fsdp", 1, False),
+                                                      ("fsdp", 0, False), ("ddp", 1, True), ("ddp", 0, True)])
+def test_an_exception_on_one_rank_stops_both_within_seconds(strategy, rank, torchrun, tiny_sft_dir, tmp_path):
+    """``torchrun``: the ranks are started by torchrun's agent (which stops the others when one exits
+    with an error), not by Lightning's launcher."""
     stamp = tmp_path / "raised_at"
     args = [f"strategy={strategy}", f"model.agent={tiny_sft_dir}", f"model.simulator={tiny_sft_dir}",
             f"run_dir={tmp_path / 'run'}", *ARGS, "trainer.max_epochs=1"]
-    proc = subprocess.Popen([sys.executable, str(ROOT / "tests" / "fault_driver.py"), str(rank), str(stamp), *args],
+    launch = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2"] if torchrun \
+        else [sys.executable]
+    proc = subprocess.Popen([*launch, str(ROOT / "tests" / "fault_driver.py"), str(rank), str(stamp), *args],
                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         out, err = proc.communicate(timeout=1500)
@@ -40,7 +45,8 @@ def test_an_exception_on_one_rank_stops_both_within_seconds(strategy, rank, tiny
     ended = time.time()
     assert stamp.is_file(), f"the failure was never injected ({proc.returncode}):\n{err[-3000:]}"
     seconds = ended - float(stamp.read_text())
-    print(f"{strategy}, rank {rank} failed: the job stopped {seconds:.1f} s later (exit {proc.returncode})")
+    print(f"{strategy}{' (torchrun)' * torchrun}, rank {rank} failed: the job stopped {seconds:.1f} s later "
+          f"(exit {proc.returncode})")
     assert proc.returncode != 0
     assert f"error: rank {rank}/2: RuntimeError: injected failure on rank {rank} (the job stops on every rank)" \
         in err.splitlines(), err[-3000:]
