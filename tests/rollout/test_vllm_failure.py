@@ -1,10 +1,13 @@
-"""A vLLM failure mid-run (an exception from the engine's generate, injected through a fake
-``vllm.LLM``) stops the run with one line that names vLLM and says how to continue, and the same
-command (``resume=auto``) resumes it from the last checkpoint and finishes.
+"""A vLLM failure mid-run (an exception from the engine's generate) stops the run with one line that
+names vLLM and says how to continue, and the same command (``resume=auto``) resumes it from the last
+checkpoint and finishes.
 
-vLLM itself is not needed: the fake ``LLM`` answers through the transformers backend in vLLM's
-output format, so the real :class:`~lightning_genenv.rollout.vllm.VLLMEngine` code runs around it."""
+Twice: through a fake ``vllm.LLM`` that answers through the transformers backend in vLLM's output format
+(vLLM itself not needed, the real :class:`~lightning_genenv.rollout.vllm.VLLMEngine` code runs around
+it), and, where vLLM imports, with the real engine whose ``LLM.generate`` raises in epoch 1."""
 
+import gc
+import importlib.util
 import json
 import sys
 import types
@@ -67,6 +70,12 @@ def test_a_vllm_failure_mid_run_stops_in_one_line_and_the_run_resumes(tiny_sft_d
     monkeypatch.setitem(sys.modules, "vllm", types.SimpleNamespace(SamplingParams=lambda **kw: SimpleNamespace(**kw)))
     monkeypatch.setattr(vllm_backend, "_Host", lambda model, cfg: FakeHost(model, tokenizer, state))
     monkeypatch.setattr(train_module, "choose_backend", lambda *a, **k: ("vllm", "a fake vLLM (test)"))
+    _arm_in_epoch(state, monkeypatch)
+    _fail_then_resume(tiny_sft_dir, tmp_path / "run", state, capsys)
+
+
+def _arm_in_epoch(state, monkeypatch) -> None:
+    """``state['armed']`` is true during epoch ``state['fail_in_epoch']``."""
     epoch_start = CoEvolutionCallback.on_train_epoch_start
 
     def arm(self, trainer, agent):
@@ -74,8 +83,34 @@ def test_a_vllm_failure_mid_run_stops_in_one_line_and_the_run_resumes(tiny_sft_d
         return epoch_start(self, trainer, agent)
 
     monkeypatch.setattr(CoEvolutionCallback, "on_train_epoch_start", arm)
-    run_dir = tmp_path / "run"
-    args = [f"model.agent={tiny_sft_dir}", f"model.simulator={tiny_sft_dir}", f"run_dir={run_dir}", "resume=auto",
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(importlib.util.find_spec("vllm") is None, reason="vLLM is not installed")
+def test_a_real_vllm_engine_failure_stops_in_one_line_and_the_run_resumes(tmp_path, monkeypatch, capsys):
+    import vllm
+
+    from lightning_genenv.tiny_model import tiny_model_dir
+
+    model_dir = str(tiny_model_dir(num_heads=2))  # vLLM's CPU attention needs head size >= 32
+
+    state = {"fail_in_epoch": 1, "armed": False}
+    generate = vllm.LLM.generate
+
+    def failing(self, *a, **k):
+        if state["armed"]:
+            raise RuntimeError(f"{ENGINE_DEAD}\nsecond line of vLLM's message")
+        return generate(self, *a, **k)
+
+    monkeypatch.setattr(vllm.LLM, "generate", failing)
+    _arm_in_epoch(state, monkeypatch)
+    _fail_then_resume(model_dir, tmp_path / "run", state, capsys)
+
+
+def _fail_then_resume(model_dir, run_dir, state, capsys) -> None:
+    """Two epochs with ``resume=auto`` on vLLM: the engine fails in epoch 1 (one line, the checkpoint of epoch 0
+    kept), then works again and the same command resumes and finishes."""
+    args = [f"model.agent={model_dir}", f"model.simulator={model_dir}", f"run_dir={run_dir}", "resume=auto",
             *[a for a in TINY_ARGS if a != "rollout=hf" and not a.startswith("trainer.max_epochs")],
             "rollout=vllm", "trainer.max_epochs=2"]
     with pytest.raises(SystemExit) as e:
@@ -87,6 +122,7 @@ def test_a_vllm_failure_mid_run_stops_in_one_line_and_the_run_resumes(tiny_sft_d
 
     state["fail_in_epoch"] = None  # the engine works again: the same command resumes
     capsys.readouterr()
+    gc.collect()  # the failed run's engine, if a real one, is released before the next starts
     train.main(args)
     assert capsys.readouterr().out.splitlines()[0] == f"resume=auto: resuming {run_dir} from its checkpoints/last.ckpt"
     summary = json.loads((run_dir / "summary.json").read_text())
