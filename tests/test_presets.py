@@ -64,7 +64,7 @@ def _qwen_estimate(name: str):
     with torch.device("meta"):
         model = AutoModelForCausalLM.from_config(Qwen2Config(**QWEN[name]), dtype=torch.float32)
     n = sum(p.numel() for p in model.parameters())
-    cfg = compose([f"experiment={name}"])
+    cfg = compose([f"experiment={name}", "rollout.backend=vllm"])  # gpu_small's auto, where vLLM is installed
     player = PlayerSize(params=n, trainable=n, frozen_copy=n, bytes_per_param=4)
     gpus, gib = HARDWARE[name]
     return n, cfg, config_estimate(cfg, [player, player], QWEN[name]["vocab_size"], gpus, gib * GIB)
@@ -82,6 +82,8 @@ def test_presets_fit_their_hardware_and_the_readme_says_so(name):
     else:
         assert n == 494_032_768 and cfg.model.agent == "Qwen/Qwen2.5-0.5B-Instruct"
         assert (cfg.strategy.name, cfg.strategy.devices, cfg.model.dtype) == ("single", 1, "float32")
+        rollout = compose([f"experiment={name}"]).rollout  # vLLM when installed, colocated, bf16, 0.15 of the GPU
+        assert (rollout.backend, rollout.dtype, rollout.gpu_memory_utilization) == ("auto", "bfloat16", 0.15)
     assert est.total <= 0.9 * est.device_bytes, est.line()
     assert f"`{name}`: {est.line()}" in (ROOT / "docs" / "GUIDE.md").read_text()
 
