@@ -54,7 +54,7 @@ from lightning_genenv.rollout import SamplingParams, encode_chat
 from lightning_genenv.rollout.players import Rollouts
 from lightning_genenv.seed_loading import per_benchmark
 from lightning_genenv.tasks import Task
-from lightning_genenv.values import Group, collate_groups
+from lightning_genenv.values import Group, ValidationBatch, collate_groups
 
 
 def prepared_groups(groups: list[Group], layout: BatchLayout, cfg) -> list[Group]:
@@ -99,7 +99,6 @@ class AgentModule(PolicyModule):
         self.is_cap = is_cap
         self.trainable = trainable
         self.val_samples: list[dict] = []  # the last validation's per-task records (evaluate)
-        self.val_subset: set[str] | None = None  # the ids validated after each epoch but the last (None: all)
         self.val_metrics: dict[str, float] = {}  # the last validation's (held_out_metrics)
         # val/score and val/reward_mean (and val_full/*) over every rank's tasks: torchmetrics syncs them at the
         # epoch's end
@@ -225,14 +224,15 @@ class AgentModule(PolicyModule):
                     record["sampled_rewards"] = [score for _, score, _ in scored]
         return validation_metrics(records, "val"), records
 
-    def validation_step(self, tasks: list, batch_idx: int) -> None:
+    def validation_step(self, batch: ValidationBatch, batch_idx: int) -> None:
         """After the last epoch the whole validation set (``val_full/*``, and ``val/*`` on its subset); after
-        the others only the subset (``val/*``). ``val_subset``: the subset's task ids (None: the whole set)."""
+        the others only the subset (``val/*``)."""
         full = self.trainer.current_epoch == self.trainer.max_epochs - 1
-        if not full and self.val_subset is not None:
-            tasks = [t for t in tasks if t.id in self.val_subset]
+        tasks = batch.tasks
+        if not full and batch.subset is not None:
+            tasks = [t for t in tasks if t.id in batch.subset]
         _, self.val_samples = self.evaluate(tasks)
-        mark_subset(self.val_samples, self.val_subset)
+        mark_subset(self.val_samples, batch.subset)
         self.val_metrics = held_out_metrics(self.val_samples, full)
         num_tasks = {"val": sum(r["in_subset"] for r in self.val_samples), "val_full": len(self.val_samples)}
         for name, value in self.val_metrics.items():
@@ -247,7 +247,7 @@ class AgentModule(PolicyModule):
             self.log(name, value, batch_size=num_tasks, sync_dist=True)
 
 
-def mark_subset(records: list[dict], subset: set[str] | None) -> None:
+def mark_subset(records: list[dict], subset: frozenset[str] | None) -> None:
     """Mark each of :meth:`AgentModule.evaluate`'s records ``in_subset``: its task is among ``subset``, the
     ids validated after each epoch but the last (None: every task is)."""
     for record in records:

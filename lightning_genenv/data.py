@@ -26,7 +26,7 @@ from lightning_genenv.layout import BatchLayout
 from lightning_genenv.prompts import family_examples
 from lightning_genenv.seed_loading import limit_base, load_seeds, validation_subset
 from lightning_genenv.tasks import DataError, Skipped, Task, read_tasks
-from lightning_genenv.values import Group, collate_groups
+from lightning_genenv.values import Group, ValidationBatch, collate_groups
 
 
 class _EpochGroups(Dataset):
@@ -104,5 +104,11 @@ class GenEnvDataModule(L.LightningDataModule):
         return DataLoader(_EpochGroups(self, self.layout()), batch_size=self.agent_cfg.groups_per_step,
                           shuffle=False, collate_fn=lambda g: collate_groups(g, self.pad_id, self.mask_truncated))
 
+    @property
+    def subset_ids(self) -> frozenset[str] | None:
+        """The ids of the per-epoch validation subset (None: it is the whole validation set)."""
+        return frozenset(t.id for t in self.val_subset) if len(self.val_subset) < len(self.val) else None
+
     def val_dataloader(self) -> DataLoader:
-        return DataLoader(self.val, batch_size=max(1, len(self.val)), collate_fn=list)
+        """One batch: the whole validation set with its subset's ids (the agent picks what to validate)."""
+        return DataLoader([ValidationBatch(self.val, self.subset_ids)], batch_size=None)

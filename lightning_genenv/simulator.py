@@ -2,7 +2,8 @@
 
 Each epoch it fits the generations it wrote that epoch (those that parsed, validated and passed
 the curriculum filter; with ``simulator.rwr_set=pool`` those of every epoch so far), weighted by
-``w_i ∝ exp(R_env,i / lam)`` (self-normalized over the set to mean 1, computed by the curriculum step), plus ``kl_coef`` times the k3 KL to the frozen initial
+``w_i ∝ exp(R_env,i / lam)`` (self-normalized over the set to mean 1, computed by the curriculum
+step), plus ``kl_coef`` times the k3 KL to the frozen initial
 simulator on the same tokens (:func:`lightning_genenv.losses.rwr_loss`). Both log-probs are taken
 at the temperature the simulator samples at (``fit_temperature``, by default ``temperature``): the
 policy fitted, and whose KL is logged and capped, is the sampling policy. Fitting samples drawn at

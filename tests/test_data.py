@@ -95,6 +95,15 @@ def test_validation_subset_is_fixed_family_complete_and_inside_the_whole_set():
     assert _made(["data.num_val_subset=0"])[1].val_subset == _made(["data.num_val_subset=0"])[1].val
 
 
+def test_the_validation_loader_hands_the_agent_the_whole_set_and_its_subsets_ids():
+    _, dm = _made()
+    (batch,) = list(dm.val_dataloader())
+    assert batch.tasks == dm.val and batch.subset == frozenset(t.id for t in dm.val_subset)
+    assert len(batch.subset) == 42 < len(batch.tasks) == 128
+    (whole,) = list(_made(["data.num_val_subset=0"])[1].val_dataloader())
+    assert whole.subset is None and len(whole.tasks) == 128  # the subset is the whole set
+
+
 def test_bad_held_out_counts_are_refused_in_one_line():
     from lightning_genenv.config import ConfigError
     from lightning_genenv.tasks import DataError

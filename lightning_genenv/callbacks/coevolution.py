@@ -92,8 +92,6 @@ class CoEvolutionCallback(L.Callback):
                        "set agent.reward_funcs=[package.module:function] (docs/GUIDE.md: reward functions)")
         if problem:
             raise ConfigError(problem)
-        if len(dm.val_subset) < len(dm.val):  # validated after each epoch but the last (data.num_val_subset)
-            agent.val_subset = {t.id for t in dm.val_subset}
         self.pools.start(dm.base)  # a checkpoint's pools replace these (Lightning restores after setup)
         self.source = task_source(cfg, self.rollouts, self.sim_tokenizer, dm.shot_pool, dm.static_tasks, self.results)
 
@@ -216,7 +214,7 @@ class CoEvolutionCallback(L.Callback):
         """The whole validation set's per-task records, each marked ``in_subset`` (data.num_val_subset)."""
         with timers.phase("validation"):
             _, records = agent.evaluate(self.dm.val)
-        mark_subset(records, agent.val_subset)
+        mark_subset(records, self.dm.subset_ids)
         return records
 
     # ------------------------------------------------------------------ state
