@@ -24,8 +24,9 @@ epoch starts again. The check costs one forward pass per step taken, and a copy 
 weights (the LoRA adapter, or with full fine-tuning the whole model, on its device) before it.
 
 Deliberately left out: fitting ``top_p``'s truncation (its renormalization is not differentiable
-here; the fitted policy is the tempered one), negative weights for invalid generations (RWR only re-weights what it
-imitates; invalid ones get ``R_env = 0`` and are not imitated), a learned baseline, and undoing
+here; the fitted policy is the tempered one), negative weights under RWR (it only re-weights what it imitates; invalid
+generations get ``R_env = 0`` and are not imitated; ``simulator.objective=reinforce`` gives signed weights, the loss is
+the same), a learned baseline, and undoing
 Adam's moments with an undone step (they keep its gradient).
 """
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import torch
 
 from lightning_genenv.generation import GeneratedTask
+from lightning_genenv.losses import group_advantages
 from lightning_genenv.metrics import mean
 from lightning_genenv.rewards import ENV_REWARDS, effective_sample_size, passes_filter, rwr_weights, success_rate
 from lightning_genenv.values import Group, SimRecord
@@ -49,11 +50,13 @@ class Curriculum:
 
 
 def score_tasks(records: list[GeneratedTask], groups: list[Group], cur, success_threshold: float, lam: float,
-                share: int, earlier: list[dict]) -> Curriculum:
+                share: int, earlier: list[dict], objective: str) -> Curriculum:
     """``groups``: the attempts at the valid ``records``, in their order. ``cur``: the curriculum
     config group (``env_reward``, ``alpha``, ``beta``, ``band``, ``k_min``, ``in_band_width``).
     ``earlier``: the ``D_env`` records of earlier epochs whose simulator generations join the RWR set
-    (``simulator.rwr_set=pool``; ``[]``: this epoch's alone), weighted with this epoch's as one set."""
+    (``simulator.rwr_set=pool``; ``[]``: this epoch's alone), weighted with this epoch's as one set.
+    ``objective``: ``rwr`` (that set, weights ``exp(R_env / lam)``) or ``reinforce`` (every simulator generation of
+    the epoch, an invalid one at ``R_env = 0``, weighted by its advantage over the epoch: :func:`signed_set`)."""
     env_reward = ENV_REWARDS[cur.env_reward]
     valid = [r for r in records if r.task is not None]
     by_record, train_records, passed = {}, [], []
@@ -66,15 +69,34 @@ def score_tasks(records: list[GeneratedTask], groups: list[Group], cur, success_
             passed.append((i, record, r_env))
             train_records.append({"task": record.task.to_dict(), "source": "generated", "epoch": record.epoch,
                                   "p_hat": p_hat, "rewards": group.rewards, "completions": group.texts})
-    trainable = [(r["prompt_ids"], r["completion_ids"], r["r_env"]) for r in fitted_before(earlier)]
-    trainable += [(r.prompt_ids, r.completion_ids, r_env) for _, r, r_env in passed if r.source == "simulator"]
-    weights = rwr_weights([r_env for *_, r_env in trainable], lam)
-    sim_records = [SimRecord(prompt, completion, w) for (prompt, completion, _), w in zip(trainable, weights)]
+    if objective == "reinforce":
+        sim_records = signed_set([(r, by_record[id(r)].r_env if id(r) in by_record else 0.0) for r in records
+                                  if r.source == "simulator"])
+        weights = []
+    else:
+        trainable = [(r["prompt_ids"], r["completion_ids"], r["r_env"]) for r in fitted_before(earlier)]
+        trainable += [(r.prompt_ids, r.completion_ids, r_env) for _, r, r_env in passed if r.source == "simulator"]
+        weights = rwr_weights([r_env for *_, r_env in trainable], lam)
+        sim_records = [SimRecord(prompt, completion, w) for (prompt, completion, _), w in zip(trainable, weights)]
     scores = [by_record.get(id(r)) for r in records]
     nearest = sorted((abs(by_record[id(r)].p_hat - cur.alpha), i) for i, r, _ in passed)
     kept = [groups[i] for _, i in nearest[:share]]  # closest to α first: the most informative groups
     stats = {**_stats(list(by_record.values()), len(valid), len(passed), cur), **weight_stats(weights)}
+    if objective == "reinforce" and sim_records:
+        stats["sim/positive_weight_fraction"] = mean([float(r.weight > 0) for r in sim_records])
     return Curriculum(scores, train_records, sim_records, kept, stats)
+
+
+def signed_set(generations: list[tuple[GeneratedTask, float]]) -> list[SimRecord]:
+    """``simulator.objective=reinforce``: each generation with its ``R_env`` (0 for an invalid one), weighted by
+    ``(R_env - mean) / (std + 1e-4)`` over them all (unbiased std, as the agent's group advantages); none when
+    every ``R_env`` is the same (no direction to push)."""
+    if len(generations) < 2:
+        return []
+    advantages = group_advantages(torch.tensor([r for _, r in generations]), len(generations)).tolist()
+    if not any(advantages):
+        return []
+    return [SimRecord(g.prompt_ids, g.completion_ids, a) for (g, _), a in zip(generations, advantages)]
 
 
 def fitted_before(env_records: list[dict]) -> list[dict]:

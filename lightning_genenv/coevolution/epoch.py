@@ -128,7 +128,8 @@ def run_epoch(epoch: int, cfg, source, engine: RolloutEngine, encode: Callable[[
     attempted = attempt(engine, encode, [r.task for r in new.valid()], cfg.agent)  # 3
     share = generated_share(data.tasks_per_epoch, data.generated_fraction)
     curriculum = score_tasks(new.records, attempted.groups, cfg.curriculum, cfg.agent.success_threshold,
-                             cfg.simulator.lam, share, env_pool if cfg.simulator.rwr_set == "pool" else [])  # 4
+                             cfg.simulator.lam, share, env_pool if cfg.simulator.rwr_set == "pool" else [],
+                             cfg.simulator.objective)  # 4
 
     plan = plan_batch(data.tasks_per_epoch, data.generated_fraction, data.replay_per_epoch,
                       len(curriculum.kept), len(replayable), len(base))  # 5

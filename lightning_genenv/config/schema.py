@@ -153,6 +153,10 @@ class SimulatorConfig:
     # self-normalized over them all and R_env as measured when each was attempted. Against a frozen agent "epoch"
     # fitted 0-7 tasks an epoch, 7-10 steps a run, and learned no curriculum (RESULTS.md, issue 23)
     rwr_set: Literal["epoch", "pool"] = "epoch"
+    # rwr: the paper's positive weights exp(R_env / lam) on the RWR set. reinforce: a signed update on every generation
+    # of the epoch, invalid ones (near-duplicates included) at R_env = 0 and those below k_min at their R_env, each
+    # weighted by its advantage (R_env - mean) / std over the epoch: what RWR cannot do, push away from bad tasks
+    objective: Literal["rwr", "reinforce"] = "rwr"
     max_completion_length: int = 96  # tokens per written task
     batch_size: int = 4  # generations per RWR step
     # m: tasks written per seed. 1 of each of 32 seeds (data.seeds_per_epoch) rather than 4 of each of 8 (m = 4 is
@@ -166,6 +170,8 @@ class SimulatorConfig:
                kl_max="(0, 1e9]", temperature="(0, 10]", fit_temperature="(0, 10]", top_p="(0, 1]",
                max_completion_length=f"[1, {MAX_COUNT}]", batch_size=f"[1, {MAX_COUNT}]", num_variations="[1, 1000]",
                num_examples="[0, 64]")
+        check(self.objective == "rwr" or self.rwr_set == "epoch",
+              "simulator.objective=reinforce weighs the epoch's own generations; it needs simulator.rwr_set=epoch")
 
 
 @dataclass

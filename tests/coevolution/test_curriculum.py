@@ -18,7 +18,7 @@ def test_score_tasks_is_pure_and_complete():
     valid = [r for r in records if r.task is not None]
     groups = [group(r.task, solved(k, 4)) for r, k in zip(valid, [0, 1, 2, 4])]
     before = [g.rewards[:] for g in groups]
-    out = score_tasks(records, groups, cur, success_threshold=1.0, lam=1.0, share=2, earlier=[])
+    out = score_tasks(records, groups, cur, success_threshold=1.0, lam=1.0, share=2, earlier=[], objective="rwr")
     assert [g.rewards for g in groups] == before  # nothing changed in place
     assert out.scores[1] is None and [s.p_hat for s in out.scores if s] == [0.0, 0.25, 0.5, 1.0]
     assert [s.trained_on for s in out.scores if s] == [False, True, True, True]
@@ -42,7 +42,7 @@ def test_in_band_width_changes_the_in_band_fraction_and_nothing_else():
     records = [GeneratedTask(3, "s", "simulator", [7], [8, 9], "x", task(i), None) for i in range(4)]
     groups = [group(r.task, solved(k, 4)) for r, k in zip(records, [1, 2, 3, 4])]
     narrow, wide, banded = (score_tasks(records, groups, compose(["model=tiny", *args]).curriculum,
-                                        success_threshold=1.0, lam=1.0, share=4, earlier=[])
+                                        success_threshold=1.0, lam=1.0, share=4, earlier=[], objective="rwr")
                             for args in ([], ["curriculum.in_band_width=0.3"],
                                          ["curriculum.in_band_width=0.3", "curriculum.band=0.1"]))
     assert narrow.stats.pop("curriculum/in_band_fraction") == 0.25
@@ -61,8 +61,9 @@ def test_pool_rwr_set_weights_earlier_fitted_generations_with_this_epochs():
     earlier = [{"prompt_ids": [1], "completion_ids": [2], "r_env": 0.2, "trained_on": True, "source": "simulator"},
                {"prompt_ids": [3], "completion_ids": [4], "r_env": 1.0, "trained_on": False, "source": "simulator"},
                {"prompt_ids": [5], "completion_ids": [6], "r_env": 0.9, "trained_on": True, "source": "static"}]
-    alone = score_tasks(records, groups, cur, success_threshold=1.0, lam=1.0, share=2, earlier=[])
-    pooled = score_tasks(records, groups, cur, success_threshold=1.0, lam=1.0, share=2, earlier=earlier)
+    alone = score_tasks(records, groups, cur, success_threshold=1.0, lam=1.0, share=2, earlier=[], objective="rwr")
+    pooled = score_tasks(records, groups, cur, success_threshold=1.0, lam=1.0, share=2, earlier=earlier,
+                         objective="rwr")
     assert [r.completion_ids for r in pooled.sim_records] == [[2], [8, 9], [8, 9]]
     r_envs = [0.2, 1.0, math.exp(-10 * 0.25)]
     assert [r.weight for r in pooled.sim_records] == pytest.approx([3 * math.exp(r) / sum(map(math.exp, r_envs))
@@ -72,3 +73,35 @@ def test_pool_rwr_set_weights_earlier_fitted_generations_with_this_epochs():
     # everything but the RWR set and its weight statistics is this epoch's alone
     assert pooled.scores == alone.scores and pooled.train_records == alone.train_records
     assert pooled.kept == alone.kept and len(alone.sim_records) == 2
+
+
+def test_reinforce_weighs_every_generation_of_the_epoch_by_its_signed_advantage():
+    """simulator.objective=reinforce: the invalid generation (R_env 0) and the one below k_min join the set, and the
+    weights are (R - mean) / std over all of them, hand-computed: negative for the bad ones, summing to 0."""
+    cur = compose(["model=tiny"]).curriculum
+    records = [GeneratedTask(3, "s", "simulator", [7], [8, 9], "x", task(i), None) for i in range(3)]
+    records.insert(1, GeneratedTask(3, "s", "simulator", [7], [5], "bad", None, "near_duplicate"))
+    valid = [r for r in records if r.task is not None]
+    groups = [group(r.task, solved(k, 4)) for r, k in zip(valid, [0, 2, 4])]
+    out = score_tasks(records, groups, cur, success_threshold=1.0, lam=1.0, share=2, earlier=[], objective="reinforce")
+    r = [math.exp(-2.5), 0.0, 1.0, math.exp(-2.5)]  # p-hat 0, invalid, 0.5, 1.0 in the records' order
+    m = sum(r) / 4
+    sd = math.sqrt(sum((x - m) ** 2 for x in r) / 3)
+    assert [s.completion_ids for s in out.sim_records] == [[8, 9], [5], [8, 9], [8, 9]]
+    assert [s.weight for s in out.sim_records] == pytest.approx([(x - m) / (sd + 1e-4) for x in r])
+    assert sum(s.weight for s in out.sim_records) == pytest.approx(0.0, abs=1e-6)
+    assert out.stats["sim/positive_weight_fraction"] == 0.25 and "sim/rwr_ess" not in out.stats
+    # the filter, the D_train records and the kept groups are RWR's: only the simulator's set differs
+    rwr = score_tasks(records, groups, cur, success_threshold=1.0, lam=1.0, share=2, earlier=[], objective="rwr")
+    assert out.scores == rwr.scores and out.train_records == rwr.train_records and out.kept == rwr.kept
+    # every generation equally good: nothing to push toward or away from
+    same = score_tasks(records[2:3], groups[1:2], cur, success_threshold=1.0, lam=1.0, share=2, earlier=[],
+                       objective="reinforce")
+    assert same.sim_records == []
+
+
+def test_reinforce_needs_the_epochs_own_set():
+    from lightning_genenv.config import ConfigError
+
+    with pytest.raises(ConfigError, match="simulator.objective=reinforce .* needs simulator.rwr_set=epoch"):
+        compose(["model=tiny", "simulator.objective=reinforce", "simulator.rwr_set=pool"])
