@@ -4,10 +4,9 @@
 
 Composes ``conf/``, loads the agent and the simulator, and runs the agent's Lightning trainer with the
 :class:`CoEvolutionCallback`, which drives the simulator's own trainer once per epoch. The run directory gets
-``config.yaml`` (the config as composed; read-only from then on), ``run_choices.json`` (what the start chose: the
-rollout backend and why, a generated static task set), ``run_record.json`` (command line, git commit, package
-versions: also every logger's hyperparameters), ``tb/`` (``agent`` and ``simulator`` curves: TensorBoard, or what
-``logger=`` picks), ``pools/``, ``checkpoints/`` (``last.ckpt``; ``hf/{epoch-K,best}``:
+``config.yaml`` (the config as composed; read-only from then on), ``run_choices.json`` (the rollout backend chosen and
+why, a generated static set), ``run_record.json`` (command line, git commit, versions), ``tb/`` (both players' curves;
+or what ``logger=`` picks), ``pools/``, ``checkpoints/`` (``last.ckpt``; ``hf/{epoch-K,best}``:
 ``trainer.save_hf_every_n_epochs``), ``final/{agent,simulator}`` (Hugging Face format) and ``summary.json``.
 """
 
@@ -35,6 +34,7 @@ from lightning_genenv.callbacks import hf_checkpoints
 from lightning_genenv.callbacks.coevolution import CoEvolutionCallback
 from lightning_genenv.callbacks.console import EpochSummary, MetricsBar, silence_third_party, start_lines
 from lightning_genenv.coevolution.checkpoint import CheckpointError, verify
+from lightning_genenv.coevolution.simulator_updates import OneEpochPerFit
 from lightning_genenv.config import ConfigError, parse_cli, save_config
 from lightning_genenv.data import GenEnvDataModule
 from lightning_genenv.distributed import StopAllRanks, failure_line, fingerprint, records_fingerprint
@@ -178,7 +178,7 @@ def run(cfg, argv: list[str] | None = None) -> Path:
     sim_trainer = None
     if cfg.curriculum.train_simulator:
         sim_logger = make_logger(cfg.logger.name, run_dir, "simulator", cfg.logger.offline)
-        sim_trainer = make_trainer(cfg, sim_logger, max_epochs=0, enable_checkpointing=False)
+        sim_trainer = make_trainer(cfg, sim_logger, [OneEpochPerFit()], max_epochs=-1, enable_checkpointing=False)
     coevolution = CoEvolutionCallback(cfg, dm, rollouts, simulator, sim_trainer)
     logger = make_logger(cfg.logger.name, run_dir, "agent", cfg.logger.offline)
     hparams = hyperparameters(OmegaConf.to_container(cfg, resolve=True), {**record, "choices": choices})

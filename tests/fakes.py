@@ -60,18 +60,17 @@ class CharTok:
 
 class RecordingTrainer:
     """The part of a Lightning trainer that the simulator's updates and the checkpoints use. ``fits``:
-    ``(ckpt_path, fit_loop.max_epochs, batches)`` of every ``fit`` (the loader's batches, collated);
-    ``saved``: every ``save_checkpoint`` path, each written as a small whole torch archive."""
+    ``(ckpt_path, batches)`` of every ``fit`` (the loader's batches, collated); ``saved``: every
+    ``save_checkpoint`` path, each written as a small whole torch archive."""
 
     is_global_zero = True
 
     def __init__(self):
-        self.fit_loop = SimpleNamespace(max_epochs=0)
         self.strategy = SimpleNamespace(barrier=lambda: None)
         self.fits, self.saved = [], []
 
     def fit(self, module, train_dataloaders=None, ckpt_path=None, weights_only=None):
-        self.fits.append((ckpt_path, self.fit_loop.max_epochs, list(train_dataloaders or [])))
+        self.fits.append((ckpt_path, list(train_dataloaders or [])))
 
     def save_checkpoint(self, path, weights_only=None):
         torch.save({"saved": len(self.saved)}, path)

@@ -154,7 +154,7 @@ def test_simulator_checkpoint_is_restored_at_train_start_after_the_callback_stat
     trainer = FakeTrainer()
     trainer.global_step, trainer.strategy = 2, type("Strategy", (), {"root_device": "cpu"})()
     cb.on_train_start(trainer, FakePolicy(cfg))
-    assert sim_trainer.fits == [(tmp_path / "checkpoints" / "simulator-1.ckpt", 1, [])]
+    assert sim_trainer.fits == [(tmp_path / "checkpoints" / "simulator-1.ckpt", [])]
 
 
 def test_setup_refuses_a_base_set_smaller_than_tasks_per_epoch(tmp_path):
