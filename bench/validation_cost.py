@@ -40,16 +40,16 @@ def main() -> None:
 
     cfg = compose(args.overrides)
     model, tok = load_from_config(cfg.model, cfg.model.agent)
-    cfg.rollout.backend, why = choose_backend(cfg.rollout.backend, [describe(model)])
+    backend, why = choose_backend(cfg.rollout.backend, [describe(model)])
     dm = GenEnvDataModule(cfg.data, cfg.agent, tok.pad_token_id)
     dm.setup()
-    rollouts = Rollouts(cfg.rollout, (model, tok))
+    rollouts = Rollouts(cfg.rollout, backend, (model, tok))
     t0 = time.perf_counter()
     rollouts.start(progress=False)
     start_s = time.perf_counter() - t0
     agent = AgentModule(model, tok, cfg.agent, rollouts=rollouts, shots_for=partial(dm.family_examples,
                                                                                    k=cfg.agent.num_shots))
-    results = {"backend": cfg.rollout.backend, "chosen_because": why, "engine_start_s": round(start_s, 1)}
+    results = {"backend": backend, "chosen_because": why, "engine_start_s": round(start_s, 1)}
     old = dm.val[:OLD_VAL_TASKS]  # the split's held-out tasks come first (seeds.top_up_held_out)
     passes = [("old_default", old, OLD_VAL_GENERATIONS), ("subset", dm.val_subset, cfg.agent.val_num_generations),
               ("whole", dm.val, cfg.agent.val_num_generations)]

@@ -115,9 +115,9 @@ def player_size(module) -> PlayerSize:
                       frozen_copy=anchor, bytes_per_param=params[0].element_size())
 
 
-def run_estimate(cfg, agent, simulator, shards: int) -> MemoryEstimate:
-    """The estimate of a run from its config and its loaded (not yet sharded) players, on this
-    machine's first GPU (the device's memory is not known on a CPU)."""
+def run_estimate(cfg, agent, simulator, shards: int, backend: str) -> MemoryEstimate:
+    """The estimate of a run from its config, its loaded (not yet sharded) players and its chosen rollout
+    ``backend``, on this machine's first GPU (the device's memory is not known on a CPU)."""
     import torch
 
     on_gpu = cfg.strategy.accelerator != "cpu" and torch.cuda.is_available()
@@ -129,13 +129,14 @@ def run_estimate(cfg, agent, simulator, shards: int) -> MemoryEstimate:
         players.append(player_size(simulator))
         vocab = max(vocab, _base(simulator).config.vocab_size)
         shared = _same_architecture(_base(agent).config, _base(simulator).config)
-    return config_estimate(cfg, players, vocab, shards, device_bytes, shared_engine=shared)
+    return config_estimate(cfg, players, vocab, shards, device_bytes, backend, shared_engine=shared)
 
 
 def config_estimate(cfg, players: list[PlayerSize], vocab: int, shards: int, device_bytes: int | None,
-                    shared_engine: bool = True) -> MemoryEstimate:
+                    backend: str, shared_engine: bool = True) -> MemoryEstimate:
     """The estimate for a composed config: ``players`` are the agent's and (if any) the simulator's
-    sizes as loaded; ``shared_engine``: both players share one vLLM engine (same architecture)."""
+    sizes as loaded; ``backend``: the rollout backend the run uses (``vllm``: its engine's memory counts);
+    ``shared_engine``: both players share one vLLM engine (same architecture)."""
     a, s, trained = cfg.agent, cfg.simulator, cfg.curriculum.train_simulator
     has_sim = len(players) > 1
     if has_sim and not trained:  # GenEnv-Random: the simulator keeps no gradients nor frozen copy
@@ -144,7 +145,7 @@ def config_estimate(cfg, players: list[PlayerSize], vocab: int, shards: int, dev
                  s.batch_size * s.max_completion_length if has_sim and trained else 0) * vocab
     weight_bytes = players[0].bytes_per_param
     compute_bytes = 2 if cfg.trainer.precision.startswith(("bf16", "16")) else weight_bytes
-    if cfg.rollout.backend == "vllm":
+    if backend == "vllm":
         rollout = vllm_bytes(cfg.rollout.gpu_memory_utilization, device_bytes, 1 if shared_engine or not has_sim else 2)
     else:  # generate runs outside autocast: logits in the weights' dtype
         widest = max((a.num_generations, a.max_completion_length),

@@ -27,8 +27,8 @@ from lightning_genenv.config.checks import ConfigError
 
 CHECKPOINT = Path("checkpoints") / "last.ckpt"
 # What train.py writes into a run directory (loggers.py: tb, csv, mlflow.db, mlartifacts, wandb).
-RUN_FILES = ("config.yaml", "checkpoints", "pools", "tb", "csv", "mlflow.db", "mlartifacts", "wandb",
-             "validation", "ranks", "static_tasks.jsonl", "final", "summary.json")
+RUN_FILES = ("config.yaml", "run_choices.json", "checkpoints", "pools", "tb", "csv", "mlflow.db", "mlartifacts",
+             "wandb", "validation", "ranks", "static_tasks.jsonl", "final", "summary.json")
 SET_ASIDE = "interrupted"  # run_dir/interrupted/<time>/: a first epoch's files, set aside by a restart
 
 # Keys a resume may change: how long the run goes on, how it logs and validates, and where and with
@@ -43,8 +43,9 @@ SAFE_ON_RESUME = (
     "rollout.tensor_parallel_size", "rollout.enforce_eager", "strategy.accelerator", "strategy.devices",
     "strategy.num_nodes", "model.cache_dir", "model.gradient_checkpointing",
 )
-# Filled in by the run at its start: a command line that leaves them unset does not change them.
-FILLED_AT_START = ("run_dir", "resume", "rollout.chosen_because", "curriculum.static_path")
+# Filled in by the run at its start: a command line that leaves them unset does not change them (a generated
+# static_path: in the config.yaml of runs before run_choices.json).
+FILLED_AT_START = ("run_dir", "resume", "curriculum.static_path")
 
 
 def has_checkpoint(run_dir: Path | str) -> bool:

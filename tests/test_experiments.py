@@ -3,6 +3,7 @@
 import json
 
 import pytest
+import yaml
 
 import train
 from lightning_genenv import static_augment
@@ -64,6 +65,9 @@ def test_experiment_runs_one_tiny_epoch(experiment, tiny_sft_dir, teacher_file, 
     assert (out / "final" / "simulator").exists() == (source == "simulator" and cfg.trainer.save_hf)
     if experiment == "genenv_static":
         assert read_tasks(out / "static_tasks.jsonl"), "GenEnv-Static wrote no static task set"
+        chosen = json.loads((out / "run_choices.json").read_text())["curriculum"]["static_path"]
+        assert chosen == str(out / "static_tasks.jsonl")  # where a resume finds it; config.yaml keeps null
+        assert yaml.safe_load((out / "config.yaml").read_text())["curriculum"]["static_path"] is None
     if source == "static":
         env = [json.loads(line) for line in (out / "pools" / "d_env.jsonl").read_text().splitlines()]
         assert env and all(r["source"] == "static" and r["task"] is not None for r in env)

@@ -67,7 +67,8 @@ def _qwen_estimate(name: str):
     cfg = compose([f"experiment={name}", "rollout.backend=vllm"])  # gpu_small's auto, where vLLM is installed
     player = PlayerSize(params=n, trainable=n, frozen_copy=n, bytes_per_param=4)
     gpus, gib = HARDWARE[name]
-    return n, cfg, config_estimate(cfg, [player, player], QWEN[name]["vocab_size"], gpus, gib * GIB)
+    return n, cfg, config_estimate(cfg, [player, player], QWEN[name]["vocab_size"], gpus, gib * GIB,
+                                   cfg.rollout.backend)
 
 
 @pytest.mark.parametrize("name", ["paper_7b", "gpu_small"])

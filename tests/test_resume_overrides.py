@@ -17,10 +17,8 @@ COMMAND = ["data.families=[weather,qa_arith]", "data.tasks_per_epoch=8", "rollou
 
 
 def _run_dir(tmp_path, checkpoint: bool = True, args=COMMAND):
-    """A run directory as train.py leaves it: its resolved config, and a checkpoint."""
-    cfg = compose([*args, f"run_dir={tmp_path}"])
-    cfg.rollout.chosen_because = "rollout=hf"  # train.py fills these at start
-    save_config(cfg, tmp_path / "config.yaml")
+    """A run directory as train.py leaves it: its config as composed, and a checkpoint."""
+    save_config(compose([*args, f"run_dir={tmp_path}"]), tmp_path / "config.yaml")
     if checkpoint:
         (tmp_path / "checkpoints").mkdir()
         (tmp_path / "checkpoints" / "last.ckpt").write_bytes(b"")
@@ -77,10 +75,8 @@ def test_the_safe_list_names_real_keys():
 
 
 def test_changed_keys_ignores_what_the_run_fills_in_at_start():
-    saved = {"rollout": {"chosen_because": "x", "backend": "hf"}, "curriculum": {"static_path": "/r/static.jsonl"},
-             "seed": 0}
-    wanted = {"rollout": {"chosen_because": None, "backend": "auto"}, "curriculum": {"static_path": None},
-              "seed": 0}
+    saved = {"rollout": {"backend": "hf"}, "curriculum": {"static_path": "/r/static.jsonl"}, "seed": 0}
+    wanted = {"rollout": {"backend": "auto"}, "curriculum": {"static_path": None}, "seed": 0}
     assert changed_keys(saved, wanted) == ["rollout.backend"]
     assert changed_keys(saved, {**wanted, "curriculum": {"static_path": "/other.jsonl"}}) == \
         ["curriculum.static_path", "rollout.backend"]
@@ -98,7 +94,7 @@ def test_auto_starts_in_a_new_or_checkpointless_directory(tmp_path):
 def test_auto_resumes_a_directory_with_a_checkpoint_with_the_same_command(tmp_path):
     _run_dir(tmp_path)
     cfg = compose(["resume=auto", f"run_dir={tmp_path}", *COMMAND])  # the group choice rollout=hf included
-    assert cfg.resume == str(tmp_path) and cfg.rollout.chosen_because == "rollout=hf"  # the saved config
+    assert cfg.resume == str(tmp_path)  # the saved config, resumed
     assert auto_line(["resume=auto"], cfg) == f"resume=auto: resuming {tmp_path} from its checkpoints/last.ckpt"
     cfg = compose(["resume=auto", f"run_dir={tmp_path}", *COMMAND, "trainer.max_epochs=12"])
     assert cfg.trainer.max_epochs == 12 and cfg.resume == str(tmp_path)

@@ -13,7 +13,7 @@ import torch
 import yaml
 
 from lightning_genenv.callbacks.hf_checkpoints import improved, is_due, to_prune
-from lightning_genenv.config import compose
+from lightning_genenv.config import ConfigError, compose
 from lightning_genenv.run_record import PACKAGES, git_state, hyperparameters, run_record, write_run_record
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -101,6 +101,11 @@ def test_the_run_record_is_in_the_run_and_in_the_loggers_hyperparameters(run_dir
     hparams = yaml.safe_load((run_dir / "tb" / "agent" / "hparams.yaml").read_text())
     assert hparams["run.git_commit"] == record["git_commit"] and hparams["trainer.save_hf_total_limit"] == 2
     assert hparams["run.versions.lightning"] == record["versions"]["lightning"]
+    choices = {"rollout": {"backend": "hf", "chosen_because": "rollout.backend=hf was set"},
+               "curriculum": {"static_path": None}}
+    assert json.loads((run_dir / "run_choices.json").read_text()) == choices
+    assert hparams["run.choices.rollout.backend"] == "hf" and "rollout.chosen_because" not in hparams
+    assert "chosen_because" not in yaml.safe_load((run_dir / "config.yaml").read_text())["rollout"]
     assert (run_dir / "tb" / "simulator" / "hparams.yaml").is_file()
 
 
@@ -121,3 +126,16 @@ def test_hf_checkpoints_keep_the_limit_and_the_best_and_evaluate_loads_them(run_
         out = evaluate.main(["benchmark=bamboogle", f"model={ckpt}", f"data_root={root}", "limit=2",
                              "max_new_tokens=4", "progress=false", f"out={tmp_path / ckpt.name}"])
         assert json.loads((out / "summary.json").read_text())["model_path"] == str(ckpt)
+
+
+def test_the_choices_are_written_whole_and_read_back(tmp_path):
+    from lightning_genenv.run_record import read_choices, write_choices
+
+    assert read_choices(tmp_path) == {}  # a run that wrote none (or one before run_choices.json)
+    choices = {"rollout": {"backend": "hf", "chosen_because": "rollout.backend=hf was set"},
+               "curriculum": {"static_path": str(tmp_path / "static_tasks.jsonl")}}
+    write_choices(tmp_path, choices)
+    assert read_choices(tmp_path) == choices and [p.name for p in tmp_path.iterdir()] == ["run_choices.json"]
+    (tmp_path / "run_choices.json").write_text("{not json")
+    with pytest.raises(ConfigError, match=r"run_choices.json: cannot read it \(JSONDecodeError\)"):
+        read_choices(tmp_path)

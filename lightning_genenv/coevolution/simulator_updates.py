@@ -1,8 +1,11 @@
 """Step 5, the simulator's half: its RWR update once per epoch, by its own Lightning trainer.
 
 :class:`SimulatorUpdates` owns that trainer, the number of updates so far, and the simulator's
-checkpoints. The trainer is re-entered every epoch with one more epoch to run, so its optimizer
-state, step counter and logger step carry over. After its ``k``-th update it writes
+checkpoints. The trainer is re-entered every epoch, so its optimizer state, step counter and logger step
+carry over; it runs without an epoch limit (``max_epochs=-1``) and its own callback :class:`OneEpochPerFit`
+ends each ``fit`` after one epoch through ``trainer.should_stop`` (Lightning's way to stop a fit, as its
+``EarlyStopping`` does), so nothing sets the trainer's loop limits from outside. A restore fits on an empty
+loader: Lightning restores the checkpoint and stops (no training batches). After its ``k``-th update it writes
 ``checkpoints/simulator-<k>.ckpt`` (weights, optimizer, loop counters, logger step), fsynced with its
 SHA-256 in ``simulator-<k>.ckpt.sha256`` (:func:`~.checkpoint.seal`), and deletes ``simulator-<k-2>.ckpt``:
 the agent's latest checkpoint names ``k`` or ``k-1``. Resuming verifies (:func:`~.checkpoint.verify`)
@@ -23,6 +26,13 @@ from lightning_genenv.coevolution.checkpoint import seal, sidecar, verify
 from lightning_genenv.values import SimRecord, collate_generations
 
 
+class OneEpochPerFit(L.Callback):
+    """Ends the simulator trainer's ``fit`` after one epoch: each update is one ``fit`` call."""
+
+    def on_train_epoch_end(self, trainer, pl_module) -> None:
+        trainer.should_stop = True
+
+
 class SimulatorUpdates:
     def __init__(self, simulator, trainer: L.Trainer | None, ckpt_dir: Path | None, batch_size: int):
         self.sim = simulator
@@ -38,8 +48,7 @@ class SimulatorUpdates:
                           collate_fn=lambda r: collate_generations(r, pad_id))
 
     def update(self, records: list[SimRecord]) -> dict[str, float]:
-        """One epoch of RWR on ``records``; returns its metrics."""
-        self.trainer.fit_loop.max_epochs = self.epochs + 1
+        """One epoch of RWR on ``records`` (one ``fit``: :class:`OneEpochPerFit`); returns its metrics."""
         self.trainer.fit(self.sim, train_dataloaders=self.loader(records, self.batch_size))
         self.epochs += 1
         self.save()
@@ -78,8 +87,7 @@ class SimulatorUpdates:
             return
         if self._resume is not None:
             # The trainer restores its checkpoint (weights, optimizer, loop counters and logger step;
-            # sharded as in the first run) and stops at once: max_epochs is reached.
-            self.trainer.fit_loop.max_epochs = self.epochs
+            # sharded as in the first run) and stops at once: the loader has no batches.
             self.trainer.fit(self.sim, train_dataloaders=self.loader([], 1), ckpt_path=self._resume,
                              weights_only=True)
             self._resume = None

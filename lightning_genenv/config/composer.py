@@ -249,13 +249,21 @@ def _compose_resume(cfg: DictConfig, run_dir: Path, cli_groups: dict, cli_keys: 
                           f"override single keys instead")
     from lightning_genenv.resume import refuse_unsafe_changes  # it imports this package
 
-    cfg = _merge(cfg, load_yaml_mapping(saved), str(saved), schema)
+    cfg = _merge(cfg, _inputs(load_yaml_mapping(saved)), str(saved), schema)
     run_cfg = OmegaConf.to_container(cfg)
     for key, value in cli_keys:
         cfg = _merge(cfg, _nested(key, value), "the command line", schema)
     refuse_unsafe_changes(run_dir, run_cfg, OmegaConf.to_container(cfg))
     cfg.run_dir, cfg.resume = str(run_dir), str(run_dir)
     return _finish(cfg, schema)
+
+
+def _inputs(saved: dict) -> dict:
+    """A saved config without ``rollout.chosen_because``, an output that runs before ``run_choices.json`` saved."""
+    rollout = saved.get("rollout")
+    if isinstance(rollout, dict):
+        saved["rollout"] = {k: v for k, v in rollout.items() if k != "chosen_because"}
+    return saved
 
 
 def _compose_auto(argv: list[str], run_dir: Any, conf_dir, schema: type) -> DictConfig:

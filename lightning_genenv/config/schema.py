@@ -180,7 +180,7 @@ class CurriculumConfig:
     # Where each epoch's new tasks come from: "simulator" (written every epoch), "static" (a fixed
     # set: GenEnv-Static or an offline teacher's tasks) or "none" (plain GRPO on the base data).
     task_source: Literal["simulator", "static", "none"] = "simulator"
-    static_path: Optional[str] = None  # static: JSONL of tasks; None: generate it once (GenEnv-Static)
+    static_path: Optional[str] = None  # static: JSONL of tasks; None: written once at start (GenEnv-Static)
     static_variations: int = 5  # static with no path: variations per seed, generated before training
     train_simulator: bool = True  # False: GenEnv-Random (the simulator generates but never learns)
     # False: the agent never updates (rollouts still run): R_env then depends on the simulator alone, the
@@ -257,9 +257,8 @@ class DataConfig:
 @dataclass
 class RolloutConfig:
     # auto: vLLM when it imports and supports the models (single process on CPU), else hf; the choice and
-    # its reason are printed at start and written to the run's config.yaml as backend and chosen_because.
+    # its reason are printed at start and written to the run's run_choices.json (config.yaml keeps "auto").
     backend: Literal["auto", "hf", "vllm"] = "auto"
-    chosen_because: Optional[str] = None  # set at start (read-only): why the backend was chosen
     batch_size: int = 16  # hf: prompts per generate call (vllm batches continuously)
     # vllm on GPU: fraction of device memory for weights + KV cache (0.05 of an H200 is 7 GB)
     gpu_memory_utilization: float = 0.05

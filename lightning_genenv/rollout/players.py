@@ -6,7 +6,8 @@ mode needs the process group, which the trainer starts, and its memory is claime
 training weights reach the device. Under vLLM the simulator shares the agent's ``vllm.LLM`` when
 the architectures match (:func:`~lightning_genenv.rollout.build_engine`).
 
-Deliberately left out: choosing the backend (``train.py`` resolves ``rollout.backend=auto`` first).
+Deliberately left out: choosing the backend (``train.py`` resolves ``rollout.backend=auto`` first and
+passes the chosen one; the config keeps what was asked for).
 """
 
 from __future__ import annotations
@@ -14,9 +15,9 @@ from __future__ import annotations
 from lightning_genenv.rollout import RolloutEngine, build_engine
 
 
-def importance_sampling_cap(rollout_cfg) -> float | None:
-    """TRL's truncated importance-sampling cap for an external sampler (vLLM), or None."""
-    external = rollout_cfg.backend != "hf"
+def importance_sampling_cap(rollout_cfg, backend: str) -> float | None:
+    """TRL's truncated importance-sampling cap for an external sampler (vLLM; ``backend``: the chosen one), or None."""
+    external = backend != "hf"
     if external and rollout_cfg.vllm_importance_sampling_correction:
         return rollout_cfg.vllm_importance_sampling_clip_max
     return None
@@ -25,9 +26,9 @@ def importance_sampling_cap(rollout_cfg) -> float | None:
 class Rollouts:
     """``agent`` and ``simulator`` engines (the latter None without a simulator), once started."""
 
-    def __init__(self, rollout_cfg, agent: tuple | None = None, simulator: tuple | None = None):
-        """``agent`` / ``simulator``: ``(model, tokenizer)`` of each player."""
-        self.cfg = rollout_cfg
+    def __init__(self, rollout_cfg, backend: str | None, agent: tuple | None = None, simulator: tuple | None = None):
+        """``backend``: the chosen one (``hf`` or ``vllm``); ``agent`` / ``simulator``: ``(model, tokenizer)``."""
+        self.cfg, self.backend = rollout_cfg, backend
         self._players = {"agent": agent, "simulator": simulator}
         self.agent: RolloutEngine | None = None
         self.simulator: RolloutEngine | None = None
@@ -35,7 +36,7 @@ class Rollouts:
     @classmethod
     def of(cls, agent: RolloutEngine, simulator: RolloutEngine | None = None) -> "Rollouts":
         """Already built engines (tests, benchmarks)."""
-        rollouts = cls(None)
+        rollouts = cls(None, None)
         rollouts.agent, rollouts.simulator = agent, simulator
         return rollouts
 
@@ -44,9 +45,9 @@ class Rollouts:
         if self.agent is not None:
             return
         cfg, agent, sim = self.cfg, self._players["agent"], self._players["simulator"]
-        self.agent = build_engine(cfg.backend, *agent, cfg.batch_size, progress, cfg)
+        self.agent = build_engine(self.backend, *agent, cfg.batch_size, progress, cfg)
         if sim is not None:  # vllm: one shared engine when both players have one architecture
-            self.simulator = build_engine(cfg.backend, *sim, cfg.batch_size, progress, cfg, share_with=self.agent)
+            self.simulator = build_engine(self.backend, *sim, cfg.batch_size, progress, cfg, share_with=self.agent)
 
     def engines(self) -> list[RolloutEngine]:
         return [e for e in (self.agent, self.simulator) if e is not None]

@@ -12,7 +12,7 @@ from lightning_genenv.config import compose
 from lightning_genenv.data import GenEnvDataModule
 from lightning_genenv.prompts import gold_completion
 from lightning_genenv.rollout.players import Rollouts
-from tests.fakes import CharTok, ScriptedEngine
+from tests.fakes import CharTok, RecordingTrainer, ScriptedEngine
 
 
 class FakePolicy:
@@ -136,17 +136,6 @@ def test_replay_comes_from_earlier_epochs_and_generated_fraction_caps_the_share(
     assert set(replayed) <= epoch0
 
 
-class FakeSimTrainer:
-    """Records the simulator trainer's ``fit`` calls."""
-
-    def __init__(self):
-        self.fit_loop = type("FitLoop", (), {"max_epochs": 0})()
-        self.fits = []
-
-    def fit(self, module, train_dataloaders=None, ckpt_path=None, weights_only=None):
-        self.fits.append((ckpt_path, self.fit_loop.max_epochs))
-
-
 def test_simulator_checkpoint_is_restored_at_train_start_after_the_callback_state(tmp_path):
     """Under FSDP2 (``ModelParallelStrategy.restore_checkpoint_after_setup``) Lightning loads the
     callback states after ``on_fit_start``: the simulator's checkpoint they name must still be restored
@@ -156,7 +145,7 @@ def test_simulator_checkpoint_is_restored_at_train_start_after_the_callback_stat
     from lightning_genenv.coevolution.checkpoint import rng_state
 
     cfg = compose(["model=tiny", f"run_dir={tmp_path}"])
-    sim_trainer = FakeSimTrainer()
+    sim_trainer = RecordingTrainer()
     cb = CoEvolutionCallback(cfg, None, Rollouts.of(None, None), FakePolicy(), sim_trainer=sim_trainer)
     (tmp_path / "checkpoints").mkdir()
     torch.save({}, tmp_path / "checkpoints" / "simulator-1.ckpt")  # a whole archive (a damaged one is refused)
@@ -165,7 +154,7 @@ def test_simulator_checkpoint_is_restored_at_train_start_after_the_callback_stat
     trainer = FakeTrainer()
     trainer.global_step, trainer.strategy = 2, type("Strategy", (), {"root_device": "cpu"})()
     cb.on_train_start(trainer, FakePolicy(cfg))
-    assert sim_trainer.fits == [(tmp_path / "checkpoints" / "simulator-1.ckpt", 1)]
+    assert sim_trainer.fits == [(tmp_path / "checkpoints" / "simulator-1.ckpt", [])]
 
 
 def test_setup_refuses_a_base_set_smaller_than_tasks_per_epoch(tmp_path):

@@ -1,5 +1,6 @@
 """rollout=auto, the default: vLLM when it imports and can run the models, else transformers."""
 
+import json
 import sys
 
 import pytest
@@ -60,8 +61,9 @@ def test_train_with_auto_and_no_vllm_runs_on_transformers_and_says_so(no_vllm, t
                 "rollout=auto", "trainer.max_epochs=1", "trainer.save_hf=false", "trainer.val_before_training=false"])
     lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith("rollout: ")]
     assert len(lines) == 1 and lines[0].startswith("rollout: hf (vLLM is not installed or does not import")
-    saved = yaml.safe_load((out / "config.yaml").read_text())["rollout"]
-    assert saved["backend"] == "hf" and "does not import" in saved["chosen_because"]
+    assert yaml.safe_load((out / "config.yaml").read_text())["rollout"]["backend"] == "auto"  # as composed
+    chosen = json.loads((out / "run_choices.json").read_text())["rollout"]
+    assert chosen["backend"] == "hf" and "does not import" in chosen["chosen_because"]
     assert (out / "summary.json").is_file()
 
 
