@@ -25,7 +25,10 @@ SEED_KEYS = ("seed", "data.seed")
 IGNORED_KEYS = (*SEED_KEYS, "run_dir", "sweep_dir", "model.cache_dir", "trainer.enable_progress_bar",
                 "logger.num_text_samples", "trainer.save_hf", "logger.offline", "trainer.save_hf_every_n_epochs",
                 "trainer.save_hf_total_limit",
-                "rollout.chosen_because")  # in the config.yaml of runs before run_choices.json
+                "rollout.chosen_because",  # in the config.yaml of runs before run_choices.json
+                # the sampler, not the experiment; and config.yaml now holds the composed "auto" where older
+                # runs held the resolved backend (run_choices.json has the choice)
+                "rollout.backend")
 DEFAULT_BAND = CurriculumConfig.in_band_width  # the band of a run whose config has neither band nor in_band_width
 
 
