@@ -33,6 +33,7 @@ from lightning_genenv.callbacks import benchmarks as benchmark_validation
 from lightning_genenv.callbacks import hf_checkpoints
 from lightning_genenv.callbacks.coevolution import CoEvolutionCallback
 from lightning_genenv.callbacks.console import EpochSummary, MetricsBar, silence_third_party, start_lines
+from lightning_genenv.callbacks.held_out import HeldOutValidation
 from lightning_genenv.coevolution.checkpoint import CheckpointError, verify
 from lightning_genenv.coevolution.simulator_updates import OneEpochPerFit
 from lightning_genenv.config import ConfigError, parse_cli, save_config
@@ -180,6 +181,7 @@ def run(cfg, argv: list[str] | None = None) -> Path:
         sim_logger = make_logger(cfg.logger.name, run_dir, "simulator", cfg.logger.offline)
         sim_trainer = make_trainer(cfg, sim_logger, [OneEpochPerFit()], max_epochs=-1, enable_checkpointing=False)
     coevolution = CoEvolutionCallback(cfg, dm, rollouts, simulator, sim_trainer)
+    held_out = HeldOutValidation(cfg, dm)
     logger = make_logger(cfg.logger.name, run_dir, "agent", cfg.logger.offline)
     hparams = hyperparameters(OmegaConf.to_container(cfg, resolve=True), {**record, "choices": choices})
     for player_logger in (logger, sim_trainer.logger if sim_trainer else None):
@@ -188,8 +190,8 @@ def run(cfg, argv: list[str] | None = None) -> Path:
             if rank_zero_only.rank == 0 and player_logger.experiment is not None:  # written now (hparams.yaml),
                 player_logger.save()  # not at the first fit: the simulator's may never fit
     # HF checkpoints before coevolution, which writes last.ckpt at the epoch's end
-    callbacks = [*hf_checkpoints.from_config(cfg), coevolution, *benchmark_validation.from_config(cfg), EpochSummary(),
-                 StopAllRanks()]
+    callbacks = [*hf_checkpoints.from_config(cfg), coevolution, held_out, *benchmark_validation.from_config(cfg),
+                 EpochSummary(), StopAllRanks()]
     trainer = make_trainer(
         cfg, logger, max_epochs=cfg.trainer.max_epochs, callbacks=callbacks,
         accumulate_grad_batches=acc, check_val_every_n_epoch=cfg.trainer.val_every_n_epochs,
@@ -214,7 +216,7 @@ def run(cfg, argv: list[str] | None = None) -> Path:
                        epochs=trainer.current_epoch,
                        agent_steps=trainer.global_step, simulator_epochs=coevolution.sim_epochs,
                        # the whole validation set's overall means before training and at the end (val_full/*)
-                       held_out={"tasks": len(dm.val), "subset_tasks": len(dm.val_subset), **coevolution.held_out},
+                       held_out={"tasks": len(dm.val), "subset_tasks": len(dm.val_subset), **held_out.held_out},
                        invalid_generations=dict(coevolution.invalid), skipped_records=dict(dm.skipped),
                        pool_repairs=[r["action"] for r in coevolution.pools.repairs])
         (run_dir / "summary.json").write_text(json.dumps(summary, indent=2))

@@ -15,8 +15,9 @@ rejection counts and the RNG state. Resuming is exact; the simulator's trainer r
 checkpoint at the agent's train start, before the first rollout. Under data parallelism every rank
 holds the same values; rank 0 writes the pools.
 
-Deliberately left out: the steps themselves (:mod:`lightning_genenv.coevolution`) and resuming from
-inside an epoch (a killed epoch is replayed from its start, identically).
+Deliberately left out: the steps themselves (:mod:`lightning_genenv.coevolution`), the whole validation set at
+the run's start and end (:mod:`.held_out`) and resuming from inside an epoch (a killed epoch is replayed from its
+start, identically).
 """
 
 from __future__ import annotations
@@ -29,7 +30,6 @@ import lightning as L
 from lightning.fabric.utilities.seed import seed_everything
 from lightning.pytorch.utilities import rank_zero_warn
 
-from lightning_genenv.agent import held_out_metrics, mark_subset, validation_metrics
 from lightning_genenv.coevolution import (
     LatestResults,
     SimulatorUpdates,
@@ -39,7 +39,6 @@ from lightning_genenv.coevolution import (
     log_samples,
     run_epoch,
     task_source,
-    write_validation,
 )
 from lightning_genenv.coevolution.checkpoint import restore_rng, rng_state, save_last
 from lightning_genenv.coevolution.empty_epochs import EmptyEpochs
@@ -48,12 +47,6 @@ from lightning_genenv.distributed import world
 from lightning_genenv.layout import epoch_seed
 from lightning_genenv.pools import Pools
 from lightning_genenv.prompts import length_warning
-
-
-def _overall(metrics: dict[str, float]) -> dict[str, float]:
-    """``val_full/score`` and ``val_full/reward_mean`` of a validation's metrics, by their short names."""
-    return {k.removeprefix("val_full/"): v for k, v in metrics.items()
-            if k.count("/") == 1 and k.startswith("val_full/")}
 
 
 class CoEvolutionCallback(L.Callback):
@@ -73,7 +66,6 @@ class CoEvolutionCallback(L.Callback):
         self._checkpoint_time: float | None = None  # the last save's, logged with the next epoch's metrics
         self._train_tokens = 0  # prompt + completion tokens this rank trains on this epoch
         self.by_epoch = not cfg.curriculum.train_agent  # a frozen agent never steps: its curves are per epoch
-        self.held_out: dict[str, dict] = {}  # the whole validation set's overall means: start (step 0) and end
 
     @property
     def sim_epochs(self) -> int:
@@ -96,20 +88,10 @@ class CoEvolutionCallback(L.Callback):
         self.source = task_source(cfg, self.rollouts, self.sim_tokenizer, dm.shot_pool, dm.static_tasks, self.results)
 
     def on_train_start(self, trainer: L.Trainer, agent) -> None:
-        """The simulator restored (or moved to the device), then validation before the first update,
-        logged at step 0: where every curve starts from."""
+        """The simulator restored (or moved to the device) before the first rollout."""
         # Not at fit start: under FSDP2 (ModelParallelStrategy.restore_checkpoint_after_setup) the
         # checkpoint's callback states, which name the simulator's checkpoint, load after on_fit_start.
         self.simulator.start(trainer.strategy.root_device)
-        if not self.cfg.trainer.val_before_training or trainer.global_step > 0:
-            return
-        timers = Timers()
-        records = self._validate_whole(agent, timers)
-        metrics = held_out_metrics(records, full=True)  # val_full/*, and val/* on the per-epoch subset
-        self.held_out["start"] = _overall(metrics)
-        if trainer.is_global_zero:
-            write_validation(self.cfg.run_dir, "step0", records)
-        log_metrics(trainer, {**metrics, **timers.metrics()}, epoch=-1, by_epoch=self.by_epoch)  # before epoch 0
 
     # ------------------------------------------------------------------ the epoch's data
     def on_train_epoch_start(self, trainer: L.Trainer, agent) -> None:
@@ -170,10 +152,6 @@ class CoEvolutionCallback(L.Callback):
     def on_validation_epoch_end(self, trainer, agent) -> None:
         if not trainer.sanity_checking:
             self.timers.stop("validation")
-            if overall := _overall(agent.val_metrics):  # the last epoch's: the whole set
-                self.held_out["end"] = overall
-            if trainer.is_global_zero:
-                write_validation(self.cfg.run_dir, f"epoch-{trainer.current_epoch}", agent.val_samples)
 
     # ------------------------------------------------------------------ the simulator's update
     def on_train_epoch_end(self, trainer: L.Trainer, agent) -> None:
@@ -195,38 +173,15 @@ class CoEvolutionCallback(L.Callback):
         if self.ckpt_dir is not None:  # once both players have updated
             self._checkpoint_time = save_last(trainer, self.ckpt_dir)
 
-    def on_train_end(self, trainer: L.Trainer, agent) -> None:
-        """The whole validation set once more when the last epoch did not validate it
-        (``trainer.val_every_n_epochs``, a stop before ``max_epochs``): the run's end is always measured on it,
-        unless the agent never updates (``curriculum.train_agent=false``): its end is its start."""
-        if "end" in self.held_out or not self.cfg.curriculum.train_agent:
-            return
-        timers = Timers()
-        records = self._validate_whole(agent, timers)
-        metrics = validation_metrics(records, "val_full")
-        self.held_out["end"] = _overall(metrics)
-        if trainer.is_global_zero:
-            write_validation(self.cfg.run_dir, "end", records)
-        log_metrics(trainer, {**metrics, **timers.metrics()}, epoch=max(trainer.current_epoch - 1, 0),
-                    by_epoch=self.by_epoch)
-
-    def _validate_whole(self, agent, timers: Timers) -> list[dict]:
-        """The whole validation set's per-task records, each marked ``in_subset`` (data.num_val_subset)."""
-        with timers.phase("validation"):
-            _, records = agent.evaluate(self.dm.val)
-        mark_subset(records, self.dm.subset_ids)
-        return records
-
     # ------------------------------------------------------------------ state
     def state_dict(self) -> dict:
         return {"sim_epochs": self.simulator.epochs, "invalid": dict(self.invalid),
                 "num_generated_used": self.num_generated_used, "rng": rng_state(), "empty": self.empty.state_dict(),
-                "pools": self.pools.state_dict(), "results": self.results.state_dict(), "held_out": self.held_out}
+                "pools": self.pools.state_dict(), "results": self.results.state_dict()}
 
     def load_state_dict(self, state: dict) -> None:
         self.invalid = Counter(state["invalid"])
         self.num_generated_used = state["num_generated_used"]
-        self.held_out = state.get("held_out", {})
         self.empty.load_state_dict(state.get("empty"))
         self.pools.load_state_dict(state["pools"], repair=world()[0] == 0)  # rank 0 repairs the log
         for r in self.pools.repairs:
