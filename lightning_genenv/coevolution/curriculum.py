@@ -4,7 +4,9 @@ what follows from them.
 From the new tasks and the agent's attempts at the valid ones, :func:`score_tasks` returns
 :class:`Curriculum`: per task its :class:`TaskScore`; the ``D_train`` records of the tasks that
 passed the filter (``k_min``, optionally ``band``); the simulator's weighted SFT set (its own
-generations that passed, with self-normalized RWR weights); the groups that join the agent's batch
+generations that passed, with self-normalized RWR weights; with ``simulator.rwr_set=pool`` those of earlier
+epochs too; with ``simulator.objective=reinforce`` every generation of the epoch with a signed weight); the
+groups that join the agent's batch
 (those that passed, nearest to ``α`` first, at most ``share``); and the epoch's statistics. Nothing
 is changed in place.
 
