@@ -37,6 +37,7 @@ from lightning_genenv.coevolution import (
     base_order_rng,
     log_metrics,
     log_samples,
+    logs_by_epoch,
     run_epoch,
     task_source,
 )
@@ -65,7 +66,7 @@ class CoEvolutionCallback(L.Callback):
         self._sim_records: list = []  # this epoch's RWR set, from its start to its end
         self._checkpoint_time: float | None = None  # the last save's, logged with the next epoch's metrics
         self._train_tokens = 0  # prompt + completion tokens this rank trains on this epoch
-        self.by_epoch = not cfg.curriculum.train_agent  # a frozen agent never steps: its curves are per epoch
+        self.by_epoch = logs_by_epoch(cfg.curriculum)
 
     @property
     def sim_epochs(self) -> int:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import lightning as L
 
 from lightning_genenv.agent import held_out_metrics, mark_subset, validation_metrics
-from lightning_genenv.coevolution import Timers, log_metrics, write_validation
+from lightning_genenv.coevolution import Timers, log_metrics, logs_by_epoch, write_validation
 
 
 def _overall(metrics: dict[str, float]) -> dict[str, float]:
@@ -30,7 +30,7 @@ def _overall(metrics: dict[str, float]) -> dict[str, float]:
 class HeldOutValidation(L.Callback):
     def __init__(self, cfg, datamodule):
         self.cfg, self.dm = cfg, datamodule
-        self.by_epoch = not cfg.curriculum.train_agent  # a frozen agent never steps: its curves are per epoch
+        self.by_epoch = logs_by_epoch(cfg.curriculum)
         self.held_out: dict[str, dict] = {}  # the whole validation set's overall means: start (step 0) and end
 
     def on_train_start(self, trainer: L.Trainer, agent) -> None:

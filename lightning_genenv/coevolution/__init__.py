@@ -29,6 +29,7 @@ from lightning_genenv.coevolution.telemetry import (
     Timers,
     log_metrics,
     log_samples,
+    logs_by_epoch,
     new_task_metrics,
     rollout_metrics,
     write_validation,
@@ -36,5 +37,5 @@ from lightning_genenv.coevolution.telemetry import (
 
 __all__ = ["Attempts", "BatchPlan", "Curriculum", "EpochResult", "LatestResults", "NewTasks", "NoSource",
            "SimulatorSource", "SimulatorUpdates", "StaticSource", "TaskScore", "Timers", "attempt", "env_record",
-           "family_results", "log_metrics", "log_samples", "new_task_metrics", "plan_batch", "rollout_metrics",
-           "base_order_rng", "run_epoch", "score_tasks", "task_source", "write_validation"]
+           "family_results", "log_metrics", "logs_by_epoch", "log_samples", "new_task_metrics", "plan_batch",
+           "rollout_metrics", "base_order_rng", "run_epoch", "score_tasks", "task_source", "write_validation"]

@@ -108,6 +108,12 @@ def new_task_metrics(records: list[GeneratedTask], writing_s: float) -> dict[str
     return metrics
 
 
+def logs_by_epoch(curriculum) -> bool:
+    """Whether curves are logged per epoch rather than per agent step: a frozen agent
+    (``curriculum.train_agent=false``) never steps."""
+    return not curriculum.train_agent
+
+
 def log_metrics(trainer, metrics: dict, epoch: int | None = None, by_epoch: bool = False) -> None:
     """To the agent's logger at its global step (``by_epoch``: at the epoch, for an agent that never steps),
     with the epoch (``-1``: before training)."""
