@@ -46,6 +46,7 @@ class PolicyModule(L.LightningModule):
         if needs_anchor and not is_peft(model):
             self.anchor = copy.deepcopy(model).eval().requires_grad_(False)
         self.has_anchor = needs_anchor
+        self.sharded = False  # FSDP2-sharded by configure_model (then its trainer places it)
         self._optimizer = None
 
     def logprobs(self, batch: dict, temperature: float = 1.0) -> torch.Tensor:
@@ -65,7 +66,7 @@ class PolicyModule(L.LightningModule):
 
     def configure_model(self) -> None:
         """FSDP2-shard the policy and its anchor once, when the strategy provides a device mesh."""
-        if self.device_mesh is None or getattr(self, "_sharded", False):
+        if self.device_mesh is None or self.sharded:
             return
         from torch.distributed.fsdp import CPUOffloadPolicy, OffloadPolicy, fully_shard
 
@@ -80,7 +81,7 @@ class PolicyModule(L.LightningModule):
                 if type(module).__name__ in layer_names:
                     fully_shard(module, mesh=mesh, offload_policy=offload)
             fully_shard(model, mesh=mesh, offload_policy=offload)
-        self._sharded = True
+        self.sharded = True
 
     def optimizer_step(self, epoch, batch_idx, optimizer, optimizer_closure=None) -> None:
         """Skip (and count) a step whose loss or gradients are not finite; too many in a row stop

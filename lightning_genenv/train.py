@@ -214,11 +214,10 @@ def run(cfg, argv: list[str] | None = None) -> Path:
         peak_rss_gb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20  # Linux: KiB
         summary.update(wall_time_s=round(time.perf_counter() - start, 1), peak_rss_gb=round(peak_rss_gb, 2),
                        epochs=trainer.current_epoch,
-                       agent_steps=trainer.global_step, simulator_epochs=coevolution.sim_epochs,
+                       agent_steps=trainer.global_step, **coevolution.summary(),
                        # the whole validation set's overall means before training and at the end (val_full/*)
                        held_out={"tasks": len(dm.val), "subset_tasks": len(dm.val_subset), **held_out.held_out},
-                       invalid_generations=dict(coevolution.invalid), skipped_records=dict(dm.skipped),
-                       pool_repairs=[r["action"] for r in coevolution.pools.repairs])
+                       skipped_records=dict(dm.skipped))
         (run_dir / "summary.json").write_text(json.dumps(summary, indent=2))
         print(f"run directory: {run_dir}  ({summary['wall_time_s']} s)")
     return run_dir

@@ -152,7 +152,7 @@ def test_nonfinite_counters_round_trip_through_a_checkpoint():
 def test_configure_model_does_nothing_without_a_device_mesh():
     policy = _linear_policy()
     policy.configure_model()
-    assert not getattr(policy, "_sharded", False) and type(policy.model) is torch.nn.Linear
+    assert not policy.sharded and type(policy.model) is torch.nn.Linear
 
 
 def test_lora_anchor_is_the_base_model(tiny_dir, agent_batch):

@@ -10,8 +10,9 @@
    the replayed and base tasks' attempts;
 6. the agent prepares the batch (advantages, old and reference log-probs) -> ``EpochResult``.
 
-Around the epoch: :mod:`.results` (the agent's latest results per family, which the simulator's prompts
-read), :mod:`.simulator_updates` (the simulator's RWR update, after the agent's), :mod:`.telemetry`
+Around the epoch: :mod:`.run_state` (what the run carries across epochs, and each epoch committed to it),
+:mod:`.results` (the agent's latest results per family, which the simulator's prompts read),
+:mod:`.simulator_updates` (the simulator's RWR update, after the agent's), :mod:`.telemetry`
 (timers, metrics, text samples), :mod:`.checkpoint` and :mod:`.empty_epochs`.
 :class:`lightning_genenv.callbacks.coevolution.CoEvolutionCallback` wires them to the agent's Lightning hooks.
 

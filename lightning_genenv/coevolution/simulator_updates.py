@@ -91,5 +91,5 @@ class SimulatorUpdates:
             self.trainer.fit(self.sim, train_dataloaders=self.loader([], 1), ckpt_path=self._resume,
                              weights_only=True)
             self._resume = None
-        elif not getattr(self.sim, "_sharded", False):
+        elif not self.sim.sharded:
             self.sim.to(root_device)  # its own trainer moves it only at its first update

@@ -35,8 +35,8 @@ clock = time.perf_counter  # bench/epoch_profile.py swaps in the process's CPU t
 class Timers:
     """Seconds per phase of one epoch, in the order they were first timed."""
 
-    def __init__(self):
-        self.times: dict[str, float] = {}
+    def __init__(self, times: dict[str, float] | None = None):
+        self.times: dict[str, float] = dict(times or {})
         self._starts: dict[str, float] = {}
 
     @contextmanager

@@ -16,9 +16,10 @@ from tests.fakes import CharTok, RecordingTrainer
 RECORDS = [SimRecord([5, 6], [7], 0.5), SimRecord([5], [8, 9], 2.0), SimRecord([4], [3], 1.0)]
 
 
-def _simulator(moved=None):
-    """What the updates read of the simulator module: its tokenizer, the last update's numbers, ``to``."""
-    return SimpleNamespace(tokenizer=CharTok(), steps_this_epoch=2, last_kl=0.25, kl_exceeded=True,
+def _simulator(moved=None, sharded=False):
+    """What the updates read of the simulator module: its tokenizer, the last update's numbers, whether it
+    is sharded, ``to``."""
+    return SimpleNamespace(tokenizer=CharTok(), steps_this_epoch=2, last_kl=0.25, kl_exceeded=True, sharded=sharded,
                            to=lambda device: moved.append(device))
 
 
@@ -78,6 +79,9 @@ def test_a_fresh_start_moves_the_simulator_and_restores_nothing(tmp_path):
     updates.resume_from(0)
     updates.start("cuda:0")
     assert trainer.fits == [] and moved == ["cuda:0"] and updates.epochs == 0
+    sharded = SimulatorUpdates(_simulator(moved, sharded=True), trainer, tmp_path, batch_size=4)
+    sharded.start("cuda:0")  # FSDP2 placed its shards: not moved whole
+    assert moved == ["cuda:0"]
 
 
 def test_a_missing_simulator_checkpoint_is_refused_and_no_simulator_needs_none(tmp_path):
