@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -62,10 +63,11 @@ def one(spec: dict) -> dict:
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
     import train
+    from lightning_genenv.coevolution import telemetry
 
     checkpoint_times = []
     save = L.Trainer.save_checkpoint
-    clock = time.perf_counter
+    clock = telemetry.clock  # the callback's own timers' clock: the parent set LIGHTNING_GENENV_TIMER_CLOCK
 
     pending = [0.0]  # the simulator's save comes first in an epoch, then the agent's last.ckpt
 
@@ -78,13 +80,6 @@ def one(spec: dict) -> dict:
             pending[0] = 0.0
 
     L.Trainer.save_checkpoint = timed_save
-    if spec["clock"] == "cpu":  # the callback's own timers, on the process's CPU time instead of wall time
-        from lightning_genenv.coevolution import telemetry
-
-        telemetry.clock = time.process_time
-        clock = time.process_time
-    else:
-        clock = time.perf_counter
     with tempfile.TemporaryDirectory() as tmp:
         run_dir = Path(tmp) / "run"
         args = [f"{k}={v}" for k, v in spec["overrides"].items()]
@@ -125,7 +120,8 @@ def main() -> None:
     for _ in range(args.reps):  # the configurations take turns, so that outside load hits them alike
         for name, overrides in configs(args.model):
             spec = json.dumps({"model": model, "epochs": args.epochs, "overrides": overrides, "clock": args.clock})
-            proc = subprocess.run([sys.executable, __file__, "--one", spec], capture_output=True, text=True, cwd=ROOT)
+            proc = subprocess.run([sys.executable, __file__, "--one", spec], capture_output=True, text=True, cwd=ROOT,
+                                  env={**os.environ, "LIGHTNING_GENENV_TIMER_CLOCK": args.clock})
             if proc.returncode:
                 sys.exit(f"{name} failed:\n{proc.stderr[-3000:]}")
             results[name].append(json.loads(proc.stdout.strip().splitlines()[-1]))

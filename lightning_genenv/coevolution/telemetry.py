@@ -29,7 +29,14 @@ from lightning_genenv.reward_funcs import reward_metrics
 from lightning_genenv.tasks import write_jsonl_atomic
 from lightning_genenv.values import Group
 
-clock = time.perf_counter  # bench/epoch_profile.py swaps in the process's CPU time
+# The phase timers' clock: wall time, or the process's CPU time (steadier on a shared machine) where the
+# environment asks for it (bench/epoch_profile.py --clock cpu sets it for its runs), chosen once at import.
+CLOCKS = {"wall": time.perf_counter, "cpu": time.process_time}
+CLOCK_ENV = "LIGHTNING_GENENV_TIMER_CLOCK"
+_clock_name = os.environ.get(CLOCK_ENV, "wall")
+if _clock_name not in CLOCKS:
+    raise ValueError(f"{CLOCK_ENV}={_clock_name!r}: must be one of {sorted(CLOCKS)}")
+clock = CLOCKS[_clock_name]
 
 
 class Timers:

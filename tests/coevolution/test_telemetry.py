@@ -15,3 +15,22 @@ def test_frac_reward_zero_std_by_kind_shows_a_stale_base_set():
     assert "rollout/frac_reward_zero_std/replay" not in m  # no replayed groups: nothing to measure
     assert m["rollout/frac_reward_zero_std"] == 0.5  # the whole batch: 3 of 6 groups
     assert m["rollout/num_tasks/base"] == 4.0 and m["rollout/reward/base"] == 9 / 16
+
+
+def test_the_timers_clock_is_chosen_by_the_environment_once():
+    """``LIGHTNING_GENENV_TIMER_CLOCK=cpu`` (bench/epoch_profile.py --clock cpu) times phases in the process's CPU
+    time; an unknown name is refused at import, by name."""
+    import os
+    import subprocess
+    import sys
+
+    code = "from lightning_genenv.coevolution import telemetry; print(telemetry.clock.__name__)"
+
+    def run(value):
+        env = {**os.environ, "LIGHTNING_GENENV_TIMER_CLOCK": value}
+        return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+
+    assert run("cpu").stdout.strip() == "process_time" and run("wall").stdout.strip() == "perf_counter"
+    bad = run("sundial")
+    assert bad.returncode != 0
+    assert "LIGHTNING_GENENV_TIMER_CLOCK='sundial': must be one of ['cpu', 'wall']" in bad.stderr
