@@ -1,0 +1,71 @@
+"""How much room a run's generated tasks leave for a curriculum: where ``p̂`` falls, and how much of its spread
+the simulator controls.
+
+    python bench/p_hat_headroom.py runs=[/path/run_a,/path/run_b,...] [alpha=0.5] [band=0.1]
+
+Reads each run's ``pools/d_env.jsonl`` (every generation, with ``p̂`` where it was attempted) and prints one
+markdown row per run: the attempted tasks, their mean ``p̂``, the share never solved (``p̂ = 0``) and the share
+in the band ``|p̂ - α| <= band``, and the share of ``p̂``'s variance that lies *within* the seeds' families. The
+simulator writes one variation of a seed it is given, so it cannot choose the family: only the within-family
+part of the spread is its to move. A large within-family share with almost no task in band says the
+target is reachable in principle but rarely reached by the variations it writes.
+
+Deliberately left out: per-epoch curves (``bench/curriculum_table.py``) and paired tests
+(``bench/paired_epochs.py``).
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+
+def family(seed_id: str) -> str:
+    """``qa_capitals-0002`` -> ``qa_capitals``: the seed's family (the id's part before its number)."""
+    return seed_id.rsplit("-", 1)[0]
+
+
+def headroom(records: list[dict], alpha: float, band: float) -> dict[str, float]:
+    """Over the attempted records: count, mean ``p̂``, share at 0, share in band, within-family variance share."""
+    attempted = [r for r in records if r.get("p_hat") is not None]
+    if not attempted:
+        return {"attempted": 0}
+    p = [r["p_hat"] for r in attempted]
+    mean = statistics.fmean(p)
+    by_family = defaultdict(list)
+    for r in attempted:
+        by_family[family(r["seed_id"])].append(r["p_hat"])
+    total = sum((x - mean) ** 2 for x in p)
+    within = sum((x - statistics.fmean(xs)) ** 2 for xs in by_family.values() for x in xs)
+    return {"attempted": len(p), "p_hat_mean": mean, "never_solved": sum(x == 0 for x in p) / len(p),
+            "in_band": sum(abs(x - alpha) <= band for x in p) / len(p),
+            "within_family_variance": within / total if total else float("nan"),
+            "families": len(by_family),
+            "families_ever_in_band": sum(any(abs(x - alpha) <= band for x in xs) for xs in by_family.values())}
+
+
+def main(argv: list[str]) -> None:
+    args = dict(a.split("=", 1) for a in argv)
+    runs = [Path(r) for r in args["runs"].strip("[]").split(",") if r]
+    alpha, band = float(args.get("alpha", 0.5)), float(args.get("band", 0.1))
+    print(f"| run | attempted | mean p̂ | p̂ = 0 | in band (|p̂ - {alpha}| <= {band}) | within-family share of "
+          "p̂'s variance | families ever in band |")
+    print("|---|---|---|---|---|---|---|")
+    for run in runs:
+        path = run / "pools" / "d_env.jsonl"
+        if not path.is_file():
+            sys.exit(f"{path}: no D_env log (a run directory of train.py with a simulator)")
+        records = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+        h = headroom(records, alpha, band)
+        if not h["attempted"]:
+            print(f"| {run.name} | 0 | | | | | |")
+            continue
+        print(f"| {run.name} | {h['attempted']} | {h['p_hat_mean']:.3f} | {h['never_solved']:.2f} | {h['in_band']:.3f} | "
+              f"{h['within_family_variance']:.2f} | {h['families_ever_in_band']} of {h['families']} |")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

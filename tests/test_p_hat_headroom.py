@@ -1,0 +1,28 @@
+"""bench/p_hat_headroom.py on hand-made D_env records: the shares and the within-family part of p-hat's variance."""
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+SCRIPT = Path(__file__).parents[1] / "bench" / "p_hat_headroom.py"
+spec = importlib.util.spec_from_file_location("p_hat_headroom", SCRIPT)
+headroom_module = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(headroom_module)
+
+
+def _rec(seed_id, p_hat):
+    return {"seed_id": seed_id, "p_hat": p_hat}
+
+
+def test_headroom_on_hand_computed_records():
+    # family a: 0, 0.5 (mean 0.25); family b: 1, 1 (mean 1); one invalid generation (no p-hat) ignored
+    records = [_rec("a-0001", 0.0), _rec("a-0002", 0.5), _rec("b-0001", 1.0), _rec("b-0003", 1.0), _rec("c-0001", None)]
+    h = headroom_module.headroom(records, alpha=0.5, band=0.1)
+    assert h["attempted"] == 4 and h["p_hat_mean"] == pytest.approx(0.625)
+    assert h["never_solved"] == 0.25 and h["in_band"] == 0.25
+    # total sum of squares: 0.390625 + 0.015625 + 2 * 0.140625 = 0.6875; within: 2 * 0.0625 = 0.125
+    assert h["within_family_variance"] == pytest.approx(0.125 / 0.6875)
+    assert (h["families"], h["families_ever_in_band"]) == (2, 1)
+    assert headroom_module.headroom([_rec("a-1", None)], 0.5, 0.1) == {"attempted": 0}
+    assert headroom_module.family("qa_capitals-0002") == "qa_capitals"
