@@ -37,6 +37,14 @@ from lightning_genenv.callbacks.held_out import HeldOutValidation
 from lightning_genenv.coevolution.checkpoint import CheckpointError, verify
 from lightning_genenv.coevolution.simulator_updates import OneEpochPerFit
 from lightning_genenv.config import ConfigError, parse_cli, save_config
+from lightning_genenv.config.resume import (
+    auto_line,
+    checkpoint_to_resume,
+    drop_events_after,
+    has_checkpoint,
+    set_aside,
+    set_aside_line,
+)
 from lightning_genenv.data import GenEnvDataModule
 from lightning_genenv.distributed import StopAllRanks, failure_line, fingerprint, records_fingerprint
 from lightning_genenv.layout import BatchLayout
@@ -45,14 +53,6 @@ from lightning_genenv.memory import run_estimate
 from lightning_genenv.models import ModelUnavailable, export_hf, load_from_config
 from lightning_genenv.policy import NonFiniteError
 from lightning_genenv.pools import PoolError
-from lightning_genenv.resume import (
-    auto_line,
-    checkpoint_to_resume,
-    drop_events_after,
-    has_checkpoint,
-    set_aside,
-    set_aside_line,
-)
 from lightning_genenv.rollout import choose_backend, describe
 from lightning_genenv.rollout.base import EngineError
 from lightning_genenv.rollout.players import Rollouts, importance_sampling_cap

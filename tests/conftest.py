@@ -2,7 +2,7 @@
 are in ``tests/shrunk.py``).
 
 The test models live in the model cache (``$LIGHTNING_GENENV_CACHE``, else ``~/.cache/lightning_genenv``)
-under directories named by a hash of what built them (see :mod:`lightning_genenv.tiny_model` and
+under directories named by a hash of what built them (see :mod:`lightning_genenv.models.tiny` and
 ``tests/tiny_sft.py``): an empty cache builds them, a stale one is never used.
 """
 

@@ -1,4 +1,4 @@
-"""What a resume may change (``lightning_genenv.resume.SAFE_ON_RESUME``), and ``resume=auto``.
+"""What a resume may change (``lightning_genenv.config.resume.SAFE_ON_RESUME``), and ``resume=auto``.
 
 On ``resume=<run_dir>`` a key outside the safe list (seed, model, data, the players'
 hyperparameters, ...) is refused in one line naming it, before anything loads; a safe one
@@ -11,7 +11,7 @@ import pytest
 import lightning_genenv.train as train_module
 import train
 from lightning_genenv.config import ConfigError, compose, save_config
-from lightning_genenv.resume import SAFE_ON_RESUME, auto_line, changed_keys
+from lightning_genenv.config.resume import SAFE_ON_RESUME, auto_line, changed_keys
 
 COMMAND = ["data.families=[weather,qa_arith]", "data.tasks_per_epoch=8", "rollout=hf", "agent.beta=0.01"]
 

@@ -12,9 +12,9 @@ import pytest
 from transformers import AutoModelForCausalLM, AutoTokenizer
 
 import tests.tiny_sft
-from lightning_genenv import tiny_model
 from lightning_genenv.models import MARKER
-from lightning_genenv.tiny_model import build_tiny_model_dir, tiny_key, tiny_model_dir
+from lightning_genenv.models import tiny as tiny_model
+from lightning_genenv.models.tiny import build_tiny_model_dir, tiny_key, tiny_model_dir
 from tests.tiny_sft import sft_key
 
 PAIRS = [([1, 5, 6, 7], [8, 9, 2]), ([1, 10], [11, 2])]

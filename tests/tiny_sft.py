@@ -26,7 +26,7 @@ from lightning_genenv.parsing import task_to_simulator_json
 from lightning_genenv.prompts import FamilyResults, agent_messages, gold_completion, simulator_messages, simulator_prefix
 from lightning_genenv.rollout import encode_chat
 from lightning_genenv.seeds import embedded_seeds
-from lightning_genenv.tiny_model import content_key, tiny_key, tiny_model_dir
+from lightning_genenv.models.tiny import content_key, tiny_key, tiny_model_dir
 
 Pairs = list[tuple[list[int], list[int]]]
 

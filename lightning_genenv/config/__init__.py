@@ -11,7 +11,9 @@ leaves out):
 - ``describe.py``: a schema's leaf keys with the descriptions read from the dataclasses' comments;
 - ``composer.py``: ``conf/`` (:data:`CONF_DIR`), group choices, experiments and ``key=value``
   overrides merged onto the schema, with one-line errors that name the nearest valid key;
-- ``cli.py``: ``--help`` (:func:`usage`) and ``--cfg`` around :func:`compose`.
+- ``cli.py``: ``--help`` (:func:`usage`) and ``--cfg`` around :func:`compose`;
+- ``resume.py``: start or resume a run directory, what a resume may change (``SAFE_ON_RESUME``), and the
+  TensorBoard events past the checkpoint set aside (imported by name, not re-exported here).
 
 Every name is importable from ``lightning_genenv.config`` as before the split.
 """

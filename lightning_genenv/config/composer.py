@@ -7,7 +7,7 @@ own ``defaults`` select groups, the rest overrides keys); ``key.sub=value`` sets
 groups, with the same checks, and ``experiment=path/to/file.yaml`` takes a file directly;
 ``resume=<run_dir>`` starts from the config that run saved (:func:`save_config` writes it atomically;
 an empty or unreadable one is refused), and ``key=value`` may change only the keys that
-:data:`lightning_genenv.resume.SAFE_ON_RESUME` names; ``resume=auto`` with ``run_dir=`` composes the
+:data:`lightning_genenv.config.resume.SAFE_ON_RESUME` names; ``resume=auto`` with ``run_dir=`` composes the
 command as a new run, or as a resume of ``run_dir`` when it holds a checkpoint. OmegaConf's merge onto the structured
 schema rejects unknown keys and wrong types; each error is one line that names the key and the nearest
 valid one (:class:`ConfigError`). After merging, required (``???``) keys are checked, then every
@@ -247,7 +247,7 @@ def _compose_resume(cfg: DictConfig, run_dir: Path, cli_groups: dict, cli_keys: 
     if cli_groups:
         raise ConfigError(f"resume={run_dir}: group choices ({', '.join(cli_groups)}) are fixed by the run; "
                           f"override single keys instead")
-    from lightning_genenv.resume import refuse_unsafe_changes  # it imports this package
+    from lightning_genenv.config.resume import refuse_unsafe_changes  # it imports this package
 
     cfg = _merge(cfg, _inputs(load_yaml_mapping(saved)), str(saved), schema)
     run_cfg = OmegaConf.to_container(cfg)
@@ -269,7 +269,7 @@ def _inputs(saved: dict) -> dict:
 def _compose_auto(argv: list[str], run_dir: Any, conf_dir, schema: type) -> DictConfig:
     """``resume=auto``: the command composed as a new run when ``run_dir`` has no checkpoint; else the
     run's saved config, with what the command changes of the keys a resume may change."""
-    from lightning_genenv.resume import has_checkpoint, refuse_unsafe_changes  # it imports this package
+    from lightning_genenv.config.resume import has_checkpoint, refuse_unsafe_changes  # it imports this package
 
     if not run_dir:
         raise ConfigError("resume=auto needs run_dir=<dir>: the directory to start the run in, or to resume "

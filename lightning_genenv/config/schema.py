@@ -343,7 +343,7 @@ class Config:
     run_dir: Optional[str] = None  # None: runs/<timestamp>
     sweep_dir: Optional[str] = None  # train.py -m: the directory of the sweep's runs; None: multirun/<timestamp>
     # a run directory to continue from its checkpoints/last.ckpt; auto (with run_dir): resume run_dir when it
-    # holds one, else start there. A resume may change only the keys lightning_genenv/resume.py names
+    # holds one, else start there. A resume may change only the keys lightning_genenv/config/resume.py names
     resume: Optional[str] = None
     model: ModelConfig = field(default_factory=ModelConfig)
     agent: AgentConfig = field(default_factory=AgentConfig)

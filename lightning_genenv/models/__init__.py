@@ -1,6 +1,6 @@
 """Models by job: loading a player (:mod:`.loading`), the embedded model (:mod:`.embedded`), the
 model cache (:mod:`.cache`) and the chat format every tokenizer gets (:mod:`.chatml`). The tiny
-test model is :mod:`lightning_genenv.tiny_model`.
+test model is :mod:`lightning_genenv.models.tiny`.
 
 ``lightning_genenv.models`` is the import path for all of them. ``_finish_tokenizer`` and
 ``_generation_config`` are exported too: the tiny model's builder hashes their source into its key.

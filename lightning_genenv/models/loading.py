@@ -5,7 +5,7 @@ Model names (``model.agent=`` / ``model.simulator=``) resolve as follows:
 
 - ``"embedded"``: SmolLM2-135M-Instruct (:mod:`lightning_genenv.models.embedded`);
 - ``"tiny"``: a random 2-layer Llama with a locally trained tokenizer, for tests and CI
-  (:mod:`lightning_genenv.tiny_model`);
+  (:mod:`lightning_genenv.models.tiny`);
 - an existing local directory: used as is;
 - anything else: a Hugging Face Hub id, downloaded into the Hugging Face cache on first use
   (``HF_HUB_OFFLINE=1``: the cache only).
@@ -28,6 +28,7 @@ from transformers import AutoModelForCausalLM, AutoTokenizer
 
 from lightning_genenv.config import DTYPES, LoraConfig
 from lightning_genenv.models.embedded import embedded_model_dir
+from lightning_genenv.models.tiny import tiny_model_dir
 
 TORCH_DTYPES = {name: getattr(torch, name) for name in DTYPES}  # model.dtype's choices (config.DTYPES) -> torch
 # The last words of a model-loading error; evaluate.py replaces them with its own key.
@@ -40,8 +41,6 @@ def resolve_model_path(name: str, cache_dir: str | os.PathLike | None = None) ->
     if name == "embedded":
         return str(embedded_model_dir(cache_dir))
     if name == "tiny":
-        from lightning_genenv.tiny_model import tiny_model_dir  # it builds on this module
-
         return str(tiny_model_dir(cache_dir))
     if Path(name).expanduser().is_dir():
         return str(Path(name).expanduser())

@@ -11,7 +11,7 @@ from huggingface_hub import constants as hub_constants
 from transformers import AutoModelForCausalLM, AutoTokenizer
 
 from lightning_genenv.models import embedded_model_dir, load_causal_lm, save_hf
-from lightning_genenv.tiny_model import build_tiny_model_dir
+from lightning_genenv.models.tiny import build_tiny_model_dir
 
 CHAT = [
     {"role": "user", "content": "What is the weather in Paris?"},

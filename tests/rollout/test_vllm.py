@@ -53,7 +53,7 @@ def test_vllm_config_option_composes():
 
 @pytest.fixture(scope="module")
 def model_dir():
-    from lightning_genenv.tiny_model import tiny_model_dir
+    from lightning_genenv.models.tiny import tiny_model_dir
 
     return str(tiny_model_dir(num_heads=2))
 

@@ -90,7 +90,7 @@ def _arm_in_epoch(state, monkeypatch) -> None:
 def test_a_real_vllm_engine_failure_stops_in_one_line_and_the_run_resumes(tmp_path, monkeypatch, capsys):
     import vllm
 
-    from lightning_genenv.tiny_model import tiny_model_dir
+    from lightning_genenv.models.tiny import tiny_model_dir
 
     model_dir = str(tiny_model_dir(num_heads=2))  # vLLM's CPU attention needs head size >= 32
 
