@@ -86,6 +86,17 @@ def records_fingerprint(records: list[dict]) -> str:
     return hashlib.sha256(json.dumps(records, sort_keys=True, default=str).encode()).hexdigest()
 
 
+def write_rank_report(run_dir, rank: int, models: dict, pools) -> None:
+    """``<run_dir>/ranks/rank<r>.json``: this rank's fingerprint of each model (``{"agent": ..., "simulator": ...}``)
+    and of both pools, so that a multi-process run can be checked to end with every rank holding the same."""
+    from pathlib import Path
+
+    report = {name: fingerprint(model) for name, model in models.items()}
+    report.update(d_train=records_fingerprint(pools.d_train), d_env=records_fingerprint(pools.d_env))
+    (Path(run_dir) / "ranks").mkdir(exist_ok=True)
+    (Path(run_dir) / "ranks" / f"rank{rank}.json").write_text(json.dumps(report, indent=2))
+
+
 def failure_line(rank: int, world_size: int, e: BaseException) -> str:
     """``error: rank r/n: <type>: <first line> (the job stops on every rank)``."""
     first = str(e).strip().splitlines()[0] if str(e).strip() else "no message"

@@ -24,7 +24,6 @@ from pathlib import Path
 
 import lightning as L
 import torch
-from lightning.pytorch.strategies import ModelParallelStrategy
 from lightning.pytorch.utilities import rank_zero_only
 from omegaconf import OmegaConf
 
@@ -32,7 +31,7 @@ from lightning_genenv.agent import AgentModule
 from lightning_genenv.callbacks import benchmarks as benchmark_validation
 from lightning_genenv.callbacks import hf_checkpoints
 from lightning_genenv.callbacks.coevolution import CoEvolutionCallback
-from lightning_genenv.callbacks.console import EpochSummary, MetricsBar, silence_third_party, start_lines
+from lightning_genenv.callbacks.console import EpochSummary, silence_third_party, start_lines
 from lightning_genenv.callbacks.held_out import HeldOutValidation
 from lightning_genenv.coevolution.checkpoint import CheckpointError, verify
 from lightning_genenv.coevolution.simulator_updates import OneEpochPerFit
@@ -46,7 +45,7 @@ from lightning_genenv.config.resume import (
     set_aside_line,
 )
 from lightning_genenv.data import GenEnvDataModule
-from lightning_genenv.distributed import StopAllRanks, failure_line, fingerprint, records_fingerprint
+from lightning_genenv.distributed import StopAllRanks, failure_line, write_rank_report
 from lightning_genenv.layout import BatchLayout
 from lightning_genenv.loggers import close_loggers, make_logger, require_logger
 from lightning_genenv.memory import run_estimate
@@ -61,49 +60,7 @@ from lightning_genenv.simulator import SimulatorModule
 from lightning_genenv.static_augment import static_tasks
 from lightning_genenv.sweep import FLAGS, multirun
 from lightning_genenv.tasks import DataError
-
-
-def _devices_per_node(s) -> int:
-    if isinstance(s.devices, int):
-        return s.devices
-    if isinstance(s.devices, (list, tuple)) or hasattr(s.devices, "__len__") and not isinstance(s.devices, str):
-        return len(s.devices)
-    return max(torch.cuda.device_count(), 1) if _uses_gpu(s) else 1
-
-
-def _uses_gpu(s) -> bool:
-    return s.accelerator in ("gpu", "cuda") or s.accelerator == "auto" and torch.cuda.is_available()
-
-
-def make_trainer(cfg, logger, callbacks=(), **kwargs) -> L.Trainer:
-    """A Lightning trainer for one player, from the strategy and trainer groups."""
-    s, t = cfg.strategy, cfg.trainer
-    if s.name == "fsdp":  # FSDP2 through Lightning; FSDP1 (strategy="fsdp") refuses CPUs
-        strategy = ModelParallelStrategy(data_parallel_size=s.num_nodes * _devices_per_node(s),
-                                         tensor_parallel_size=1, save_distributed_checkpoint=False)
-    else:
-        strategy = {"single": "auto", "ddp": "ddp"}[s.name]
-    # tqdm, not rich: two trainers in one process cannot share rich's single live display.
-    callbacks = [*callbacks, MetricsBar()] if t.enable_progress_bar else list(callbacks)
-    return L.Trainer(
-        accelerator=s.accelerator, devices=s.devices, num_nodes=s.num_nodes, strategy=strategy,
-        precision=t.precision, gradient_clip_val=t.gradient_clip_val, logger=logger,
-        log_every_n_steps=t.log_every_n_steps, enable_progress_bar=t.enable_progress_bar,
-        enable_model_summary=False, callbacks=callbacks, **kwargs,
-    )
-
-
-def write_rank_report(run_dir: Path, rank: int, agent, simulator, pools) -> None:
-    report = {"agent": fingerprint(agent.model), "d_train": records_fingerprint(pools.d_train),
-              "d_env": records_fingerprint(pools.d_env)}
-    if simulator is not None:
-        report["simulator"] = fingerprint(simulator.model)
-    (run_dir / "ranks").mkdir(exist_ok=True)
-    (run_dir / "ranks" / f"rank{rank}.json").write_text(json.dumps(report, indent=2))
-
-
-def _processes(s) -> int:
-    return 1 if s.name == "single" else s.num_nodes * _devices_per_node(s)
+from lightning_genenv.trainers import make_trainer, processes, uses_gpu
 
 
 def frozen(cfg):
@@ -152,13 +109,13 @@ def run(cfg, argv: list[str] | None = None) -> Path:
     if cur.task_source == "simulator":
         sim_player = load_from_config(cfg.model, cfg.model.simulator)
     players = [agent_model] + ([sim_player[0]] if sim_player is not None else [])  # auto: vLLM or transformers
-    backend, because = choose_backend(cfg.rollout.backend, [describe(m) for m in players], _processes(cfg.strategy),
-                                      _uses_gpu(cfg.strategy))  # cfg.rollout.backend stays what was asked for
+    backend, because = choose_backend(cfg.rollout.backend, [describe(m) for m in players], processes(cfg.strategy),
+                                      uses_gpu(cfg.strategy))  # cfg.rollout.backend stays what was asked for
     if rank_zero_only.rank == 0:
         print(f"rollout: {backend} ({because})", flush=True)
     rollouts = Rollouts(cfg.rollout, backend, (agent_model, agent_tok), sim_player)  # started at the trainer's setup
     steps = cfg.trainer.max_epochs * BatchLayout.from_config(
-        cfg.data, cfg.agent, acc, _processes(cfg.strategy)).optimizer_steps_per_epoch
+        cfg.data, cfg.agent, acc, processes(cfg.strategy)).optimizer_steps_per_epoch
     agent = AgentModule(agent_model, agent_tok, cfg.agent, acc, cfg.strategy.cpu_offload,
                         cfg.trainer.max_nonfinite_steps, total_steps=steps,
                         rollouts=rollouts, shots_for=partial(dm.family_examples, k=cfg.agent.num_shots),
@@ -174,7 +131,7 @@ def run(cfg, argv: list[str] | None = None) -> Path:
     choices = {"rollout": {"backend": backend, "chosen_because": because}, "curriculum": {"static_path": static_path}}
     if rank_zero_only.rank == 0:
         write_choices(run_dir, choices)
-        shards = _processes(cfg.strategy) if cfg.strategy.name == "fsdp" else 1
+        shards = processes(cfg.strategy) if cfg.strategy.name == "fsdp" else 1
         print(run_estimate(cfg, agent, simulator, shards, backend).line(), flush=True)
     sim_trainer = None
     if cfg.curriculum.train_simulator:
@@ -202,7 +159,8 @@ def run(cfg, argv: list[str] | None = None) -> Path:
     trainer.fit(agent, datamodule=dm, ckpt_path=ckpt_path, weights_only=True)  # no pickled code
     close_loggers(trainer.logger, sim_trainer.logger if sim_trainer else None)
     if trainer.world_size > 1:  # every rank must hold the same players and pools; record it
-        write_rank_report(run_dir, trainer.global_rank, agent, simulator, coevolution.pools)
+        players = {"agent": agent.model, **({"simulator": simulator.model} if simulator is not None else {})}
+        write_rank_report(run_dir, trainer.global_rank, players, coevolution.pools)
 
     if cfg.trainer.save_hf:  # collective under FSDP: every rank takes part, rank 0 writes
         export_hf(cfg.model, cfg.model.agent, agent.model, agent_tok, run_dir / "final" / "agent")
@@ -225,7 +183,7 @@ def run(cfg, argv: list[str] | None = None) -> Path:
 
 def _rank(cfg) -> str:
     """``rank r/n: `` in a multi-process run (each process prints its own error), else nothing."""
-    n = _processes(cfg.strategy) if cfg is not None else 1
+    n = processes(cfg.strategy) if cfg is not None else 1
     return f"rank {rank_zero_only.rank}/{n}: " if n > 1 else ""
 
 
@@ -261,7 +219,7 @@ def main(argv: list[str] | None = None) -> Path | None:
         if not _rank(cfg):
             raise
         traceback.print_exc()
-        _exit(cfg, failure_line(rank_zero_only.rank, _processes(cfg.strategy), e))
+        _exit(cfg, failure_line(rank_zero_only.rank, processes(cfg.strategy), e))
 
 
 def _exit(cfg, line: str) -> None:
