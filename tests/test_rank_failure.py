@@ -1,4 +1,5 @@
-"""A failing rank ends the job: under DDP and under FSDP2 on 2 gloo CPU processes, an exception injected on one rank
+"""A failing rank ends the job: under DDP and under FSDP2 on 2 gloo CPU processes, started by Lightning's launcher
+or by ``torchrun``, an exception injected on one rank
 (at the start of epoch 0, before its first collective of the epoch) stops both processes within
 seconds, and the failing rank's line names its rank and the error.
 
@@ -26,7 +27,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 @pytest.mark.slow
 @pytest.mark.parametrize("strategy, rank, torchrun", [("ddp", 1, False), ("ddp", 0, False), ("fsdp", 1, False),
-                                                      ("fsdp", 0, False), ("ddp", 1, True), ("ddp", 0, True)])
+                                                      ("fsdp", 0, False), ("ddp", 1, True), ("ddp", 0, True),
+                                                      ("fsdp", 1, True), ("fsdp", 0, True)])
 def test_an_exception_on_one_rank_stops_both_within_seconds(strategy, rank, torchrun, tiny_sft_dir, tmp_path):
     """``torchrun``: the ranks are started by torchrun's agent (which stops the others when one exits
     with an error), not by Lightning's launcher."""
