@@ -21,6 +21,7 @@ import os
 import signal
 import sys
 import traceback
+from pathlib import Path
 from typing import Any, Callable, TypeVar
 
 import lightning as L
@@ -89,8 +90,6 @@ def records_fingerprint(records: list[dict]) -> str:
 def write_rank_report(run_dir, rank: int, models: dict, pools) -> None:
     """``<run_dir>/ranks/rank<r>.json``: this rank's fingerprint of each model (``{"agent": ..., "simulator": ...}``)
     and of both pools, so that a multi-process run can be checked to end with every rank holding the same."""
-    from pathlib import Path
-
     report = {name: fingerprint(model) for name, model in models.items()}
     report.update(d_train=records_fingerprint(pools.d_train), d_env=records_fingerprint(pools.d_env))
     (Path(run_dir) / "ranks").mkdir(exist_ok=True)

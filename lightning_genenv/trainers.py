@@ -43,7 +43,7 @@ def make_trainer(cfg, logger, callbacks=(), **kwargs) -> L.Trainer:
     """A Lightning trainer for one player, from the strategy and trainer groups."""
     s, t = cfg.strategy, cfg.trainer
     if s.name == "fsdp":  # FSDP2 through Lightning; FSDP1 (strategy="fsdp") refuses CPUs
-        strategy = ModelParallelStrategy(data_parallel_size=s.num_nodes * devices_per_node(s),
+        strategy = ModelParallelStrategy(data_parallel_size=processes(s),
                                          tensor_parallel_size=1, save_distributed_checkpoint=False)
     else:
         strategy = {"single": "auto", "ddp": "ddp"}[s.name]

@@ -50,11 +50,11 @@ class RunState:
         """Joins one epoch's result to the run: its rejections, the results per family, the new pool
         records (appended to the log where ``write``: rank 0). ``from_simulator``: the tasks came from
         the simulator, so an epoch without a valid one is warned about."""
-        self.invalid.update(result.new.invalid_reasons())
+        new, reasons = result.new, result.new.invalid_reasons()
+        self.invalid.update(reasons)
         warning = console = None
         if from_simulator:
-            new = result.new
-            warning, console = self.empty.observe(epoch, len(new.records), len(new.valid()), new.invalid_reasons())
+            warning, console = self.empty.observe(epoch, len(new.records), len(new.valid()), reasons)
         self.num_generated_used += result.curriculum.num_trained_on
         self.results.update(result.results)
         self.pools.add(result.train_records, result.env_records)
