@@ -1,6 +1,6 @@
 """The shared stand-ins of the unit tests (imported, like ``tests/samples.py``): one scripted rollout
-engine, one character tokenizer, one trainer that records its fits and checkpoints, and the small
-``Task``/``Group`` builders and module constructors that several test files need.
+engine, one character tokenizer, one trainer that records its fits and checkpoints, one player without a
+model, and the small ``Task``/``Group`` builders and module constructors that several test files need.
 
 Deliberately left out: anything with a model inside (the tests that need one use the tiny model of
 ``conftest.py``'s ``tiny_dir``).
@@ -75,6 +75,27 @@ class RecordingTrainer:
     def save_checkpoint(self, path, weights_only=None):
         torch.save({"saved": len(self.saved)}, path)
         self.saved.append(Path(path))
+
+
+class FakePolicy:
+    """Either player, as the co-evolution epoch sees it: the simulator (a tokenizer) or the agent (prompts,
+    and the pure part of its batch preparation)."""
+
+    tokenizer = CharTok()
+    model = None
+
+    def __init__(self, cfg=None):
+        self.cfg = cfg
+        self.tasks = []  # every task prompted, in order
+
+    def prompt(self, task):
+        self.tasks.append(task)
+        return [1, 2, 3]
+
+    def prepare_groups(self, groups, layout):
+        from lightning_genenv.agent import prepared_groups
+
+        return prepared_groups(groups, layout, self.cfg.agent)
 
 
 def char_ids(messages, prefix: str = "") -> list[int]:

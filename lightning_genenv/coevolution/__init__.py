@@ -10,11 +10,12 @@
    the replayed and base tasks' attempts;
 6. the agent prepares the batch (advantages, old and reference log-probs) -> ``EpochResult``.
 
-Around the epoch: :mod:`.run_state` (what the run carries across epochs, and each epoch committed to it),
+Around the epoch: :mod:`.loop` (a run's epochs without Lightning: begin, then end after the agent's update),
+:mod:`.run_state` (what the run carries across epochs, and each epoch committed to it),
 :mod:`.results` (the agent's latest results per family, which the simulator's prompts read),
 :mod:`.simulator_updates` (the simulator's RWR update, after the agent's), :mod:`.telemetry`
 (timers, metrics, text samples), :mod:`.checkpoint` and :mod:`.empty_epochs`.
-:class:`lightning_genenv.callbacks.coevolution.CoEvolutionCallback` wires them to the agent's Lightning hooks.
+:class:`lightning_genenv.callbacks.coevolution.CoEvolutionCallback` wires :mod:`.loop` to the agent's Lightning hooks.
 
 Deliberately left out: the agent's batch preparation itself
 (:meth:`lightning_genenv.agent.AgentModule.prepare_groups`) and the pools (:mod:`lightning_genenv.pools`).

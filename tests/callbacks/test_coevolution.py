@@ -6,31 +6,12 @@ import math
 
 import pytest
 
-from lightning_genenv.agent import prepared_groups
 from lightning_genenv.callbacks.coevolution import CoEvolutionCallback
 from lightning_genenv.config import compose
 from lightning_genenv.data import GenEnvDataModule
 from lightning_genenv.prompts import gold_completion
 from lightning_genenv.rollout.players import Rollouts
-from tests.fakes import CharTok, RecordingTrainer, ScriptedEngine
-
-
-class FakePolicy:
-    """The simulator (a tokenizer) and the agent (prompts, and the pure part of its batch preparation)."""
-
-    tokenizer = CharTok()
-    model = None
-
-    def __init__(self, cfg=None):
-        self.cfg = cfg
-        self.tasks = []  # every task prompted, in order
-
-    def prompt(self, task):
-        self.tasks.append(task)
-        return [1, 2, 3]
-
-    def prepare_groups(self, groups, layout):
-        return prepared_groups(groups, layout, self.cfg.agent)
+from tests.fakes import FakePolicy, RecordingTrainer, ScriptedEngine
 
 
 def _setup(tmp_path, sim_texts, agent_engine, extra=()):
@@ -62,11 +43,11 @@ def test_malformed_generations_are_counted_not_fatal(tmp_path):
                                 ScriptedEngine(lambda i, n: ["nope"] * n))
     cb.on_train_epoch_start(FakeTrainer(), agent)
     # each by its reason ('' and the two broken objects are not JSON once the prefix is prepended)
-    assert dict(cb.state.invalid) == {"not_json": 3, "too_long": 1, "unknown_tool": 1, "argument_type_mismatch": 1}
+    assert dict(cb.run.state.invalid) == {"not_json": 3, "too_long": 1, "unknown_tool": 1, "argument_type_mismatch": 1}
     assert len(dm.epoch_groups) == 6  # filled with replayed and base tasks
     env = [json.loads(line) for line in (tmp_path / "pools" / "d_env.jsonl").read_text().splitlines()]
     assert len(env) == 6 and all(r["task"] is None and r["reason"] and r["r_env"] == 0.0 for r in env)
-    assert cb._sim_records == []
+    assert cb.run.sim_records == []
 
 
 def test_p_hat_renv_filter_and_weights(tmp_path):
@@ -88,18 +69,18 @@ def test_p_hat_renv_filter_and_weights(tmp_path):
     for r in env:
         assert r["r_env"] == pytest.approx(math.exp(-10 * (r["p_hat"] - 0.5) ** 2))
         assert r["trained_on"] == (r["p_hat"] >= 0.1)
-    assert len(cb._sim_records) == 5
-    w = [r.weight for r in cb._sim_records]
+    assert len(cb.run.sim_records) == 5
+    w = [r.weight for r in cb.run.sim_records]
     assert sum(w) == pytest.approx(5.0)
     kept = [r["r_env"] for r in env if r["trained_on"]]
     expected = [math.exp(r) / sum(math.exp(x) for x in kept) * 5 for r in kept]
     assert w == pytest.approx(expected)
-    generated = [r for r in cb.state.pools.d_train if r["source"] == "generated"]
+    generated = [r for r in cb.run.state.pools.d_train if r["source"] == "generated"]
     assert len(generated) == 5
     # the p-hat attempts are the GRPO groups (nothing rolled out twice): every valid generated task is
     # attempted once, the 5 that passed the filter join the batch nearest to α first, and one base task
     # (no replay: D_train has no earlier epoch yet) fills the sixth slot
-    assert [(len(prompts), params.n) for prompts, params, _ in cb.rollouts.agent.calls] == [(6, 4), (1, 4)]
+    assert [(len(prompts), params.n) for prompts, params, _ in cb.run.rollouts.agent.calls] == [(6, 4), (1, 4)]
     assert [g.rewards.count(1.0) for g in dm.epoch_groups[:5]] == [2, 2, 1, 3, 4]
     assert dm.epoch_groups[5].task.source == "seed"
     g = dm.epoch_groups[2]
@@ -125,7 +106,7 @@ def test_replay_comes_from_earlier_epochs_and_generated_fraction_caps_the_share(
                                  ["data.generated_fraction=0.5", "data.replay_per_epoch=2"])
     trainer = FakeTrainer()
     cb.on_train_epoch_start(trainer, policy)
-    epoch0 = {r["task"]["id"] for r in cb.state.pools.d_train if r["source"] == "generated"}
+    epoch0 = {r["task"]["id"] for r in cb.run.state.pools.d_train if r["source"] == "generated"}
     assert epoch0 and all(g.task.source != "seed" for g in dm.epoch_groups[:3])
     assert [g.task.source for g in dm.epoch_groups[3:]] == ["seed"] * 3
     trainer.current_epoch = 1
@@ -150,7 +131,7 @@ def test_simulator_checkpoint_is_restored_at_train_start_after_the_callback_stat
     (tmp_path / "checkpoints").mkdir()
     torch.save({}, tmp_path / "checkpoints" / "simulator-1.ckpt")  # a whole archive (a damaged one is refused)
     cb.load_state_dict({"sim_epochs": 1, "invalid": {}, "num_generated_used": 0, "rng": rng_state(),
-                        "pools": cb.state.pools.state_dict(), "results": {}})
+                        "pools": cb.run.state.pools.state_dict(), "results": {}})
     trainer = FakeTrainer()
     trainer.global_step, trainer.strategy = 2, type("Strategy", (), {"root_device": "cpu"})()
     cb.on_train_start(trainer, FakePolicy(cfg))
@@ -198,12 +179,12 @@ def test_epochs_without_a_valid_generated_task_are_warned_about_then_reported(tm
                    f"the run is plain GRPO on the base set. The simulator's rejections over them: " \
                    f"not_json {4 * (epoch + 1)}, unknown_tool {2 * (epoch + 1)}" in out, out
     state = cb.state_dict()
-    cb.state.empty.streak = 0
+    cb.run.state.empty.streak = 0
     cb.load_state_dict(state)
-    assert cb.state.empty.streak == 3
+    assert cb.run.state.empty.streak == 3
     script["texts"] = [good] * 3
     trainer.current_epoch = 3
     cb.on_train_epoch_start(trainer, agent)
-    assert "WARNING" not in capsys.readouterr().out and cb.state.empty.streak == 0
+    assert "WARNING" not in capsys.readouterr().out and cb.run.state.empty.streak == 0
     cb.load_state_dict({k: v for k, v in state.items() if k != "empty"})
-    assert cb.state.empty.streak == 0  # a checkpoint from before the counter
+    assert cb.run.state.empty.streak == 0  # a checkpoint from before the counter

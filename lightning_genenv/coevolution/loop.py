@@ -1,0 +1,123 @@
+"""A GenEnv run's epochs without Lightning: :class:`CoEvolution`, which the co-evolution callback wires to
+the agent's hooks (:mod:`lightning_genenv.callbacks.coevolution`).
+
+Each epoch has two halves around the agent's update and validation:
+
+* :meth:`CoEvolution.begin_epoch`: the epoch's data (:func:`~.epoch.run_epoch`), committed to the run's
+  :class:`~.run_state.RunState` -> :class:`EpochStart` (the agent's batches, the metrics and notices to
+  log, the result for the text samples);
+* :meth:`CoEvolution.end_epoch`: the simulator's RWR update on the epoch's set
+  (:class:`~.simulator_updates.SimulatorUpdates`), the engines follow both players' new weights, and the
+  epoch's timers -> the metrics to log.
+
+What lasts across epochs is the :class:`~.run_state.RunState` and the simulator's update count; what lasts
+from one half to the other (the timers, the simulator's set, the tokens trained on) is held here and
+replaced by the next :meth:`~CoEvolution.begin_epoch`.
+
+Deliberately left out: reseeding, logging, handing the batches to the trainer and writing the agent's
+checkpoint (the callback does those with Lightning), and the RNG state (:mod:`.checkpoint`).
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from pathlib import Path
+
+from lightning_genenv.coevolution.epoch import EpochResult, base_order_rng, run_epoch
+from lightning_genenv.coevolution.run_state import RunState, check_setup
+from lightning_genenv.coevolution.simulator_updates import SimulatorUpdates
+from lightning_genenv.coevolution.sources import task_source
+from lightning_genenv.coevolution.telemetry import Timers
+from lightning_genenv.layout import epoch_seed
+from lightning_genenv.values import Group
+
+
+@dataclass(frozen=True)
+class EpochStart:
+    """The first half of an epoch, for the caller to hand to the trainer and to log."""
+
+    groups: list[Group]  # the agent's batches, in the order every rank shares
+    result: EpochResult
+    metrics: dict[str, float]
+    warning: str | None  # an epoch without a valid generated task
+    console: str | None  # a run of such epochs as long as curriculum.max_empty_epochs_warning
+
+
+class CoEvolution:
+    def __init__(self, cfg, rollouts, simulator=None, sim_trainer=None):
+        self.cfg, self.rollouts = cfg, rollouts
+        self.ckpt_dir = Path(cfg.run_dir) / "checkpoints" if cfg.run_dir else None
+        self.simulator = SimulatorUpdates(simulator, sim_trainer, self.ckpt_dir, cfg.simulator.batch_size)
+        self.sim_tokenizer = simulator.tokenizer if simulator is not None else None
+        self.state = RunState(Path(cfg.run_dir) / "pools" if cfg.run_dir else None,
+                              cfg.curriculum.max_empty_epochs_warning)
+        self.source = None  # the task source, built at setup from the loaded data
+        self.timers = Timers()  # this epoch's, from begin_epoch to end_epoch
+        self.sim_records: list = []  # this epoch's RWR set
+        self.train_tokens = 0  # prompt + completion tokens this rank trains on this epoch
+        self.checkpoint_time: float | None = None  # the last save's, logged with the next epoch's metrics
+
+    def setup(self, dm, tokenizer, progress: bool) -> str | None:
+        """Starts the engines and the pools on the loaded data; returns a warning where prompts may not
+        leave room for the completion (a configuration the data cannot serve raises ``ConfigError``)."""
+        self.rollouts.start(progress=progress)
+        warning = check_setup(self.cfg, dm, tokenizer)
+        self.state.pools.start(dm.base)  # a checkpoint's pools replace these (Lightning restores after setup)
+        self.source = task_source(self.cfg, self.rollouts, self.sim_tokenizer, dm.shot_pool, dm.static_tasks,
+                                  self.state.results)
+        return warning
+
+    def begin_epoch(self, epoch: int, dm, agent, write: bool) -> EpochStart:
+        """The epoch's data, committed (the pool log appended where ``write``: rank 0). The caller has
+        reseeded every RNG from ``(seed, epoch)``."""
+        cfg, layout = self.cfg, dm.layout()
+        result = run_epoch(epoch, cfg, self.source, self.rollouts.agent, agent.prompt,
+                           lambda groups: agent.prepare_groups(groups, layout), dm.base,
+                           self.state.pools.replayable(epoch), self.state.pools.d_env,
+                           random.Random(epoch_seed(cfg.data.seed, epoch)), base_order_rng(cfg.data.seed, epoch))
+        self.timers = Timers(result.times)
+        with self.timers.phase("pool_write"):
+            done = self.state.commit(epoch, result, cfg.agent.num_generations, write=write,
+                                     from_simulator=cfg.curriculum.task_source == "simulator")
+        self.sim_records = result.curriculum.sim_records
+        self.train_tokens = sum(len(g.prompt_ids) + sum(len(c) for c in g.completion_ids)
+                                for g in layout.local(result.groups))
+        metrics = dict(done.metrics)
+        if self.checkpoint_time is not None:  # the previous epoch's
+            metrics["time/checkpoint"] = self.checkpoint_time
+        return EpochStart(result.groups, result, metrics, done.warning, done.console)
+
+    def end_epoch(self) -> dict[str, float]:
+        """After the agent's update and validation: the simulator's update, the engines' weights, the
+        epoch's timers; returns the metrics to log."""
+        cfg, timers = self.cfg, self.timers
+        timers.stop("agent_update")
+        metrics = {}
+        with timers.phase("simulator_update"):
+            if cfg.curriculum.train_simulator and self.sim_records and self.simulator.trainer is not None:
+                metrics.update(self.simulator.update(self.sim_records))
+        self.rollouts.sync()
+        pushes = self.rollouts.pop_sync_times()  # weight pushes into an external engine this epoch
+        timers.add("weight_sync", sum(pushes))
+        metrics["rollout/weight_syncs"] = float(len(pushes))
+        metrics.update(timers.metrics())
+        if timers.times.get("agent_update"):  # prompt + completion tokens through forward and backward
+            metrics["train/tokens_per_second"] = self.train_tokens / timers.times["agent_update"]
+        metrics.update(self.state.invalid_metrics())
+        return metrics
+
+    def summary(self) -> dict:
+        """For ``summary.json``: the simulator's updates, its rejections by reason, the pool log's repairs."""
+        return {"simulator_epochs": self.simulator.epochs, "invalid_generations": dict(self.state.invalid),
+                "pool_repairs": [r["action"] for r in self.state.pools.repairs]}
+
+    def state_dict(self) -> dict:
+        return {"sim_epochs": self.simulator.epochs, **self.state.state_dict()}
+
+    def load_state_dict(self, state: dict, repair: bool) -> list[str]:
+        """Restores a checkpoint's state (``repair``: rank 0 cuts the pool log back to it); returns what the
+        repair did, one line each."""
+        lines = self.state.load_state_dict(state, repair=repair)
+        self.simulator.resume_from(state["sim_epochs"])
+        return lines

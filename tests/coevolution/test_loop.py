@@ -1,0 +1,81 @@
+"""A run's epochs without Lightning: the first half returns the agent's batches and what to log, the second
+the simulator's update and the epoch's timers; the state travels through a checkpoint."""
+
+import pytest
+
+from lightning_genenv.coevolution.loop import CoEvolution
+from lightning_genenv.config import compose
+from lightning_genenv.data import GenEnvDataModule
+from lightning_genenv.rollout.players import Rollouts
+from tests.fakes import FakePolicy, RecordingTrainer, ScriptedEngine
+
+# two seeds x three variations: the first of each seed's three is a valid weather task, the rest are not JSON
+CITIES = ["Ouagadougou", "Ulaanbaatar"]
+
+
+def _valid(i):
+    return (f'What is the weather in {CITIES[i]}?", "call": {{"name": "get_current_weather", '
+            f'"arguments": {{"city": "{CITIES[i]}"}}}}}}')
+
+
+def _run(tmp_path, sim_trainer=None, extra=()):
+    cfg = compose(["model=tiny", "data.families=[weather]", "data.seeds_per_epoch=2", "simulator.num_variations=3",
+                   "data.tasks_per_epoch=6", "agent.groups_per_step=2", "agent.num_generations=4",
+                   "agent.max_completion_length=128",  # CharTok: one token a character
+                   f"run_dir={tmp_path}", *extra])
+    dm = GenEnvDataModule(cfg.data, cfg.agent, pad_id=0)
+    dm.setup()
+    run = CoEvolution(cfg, Rollouts.of(ScriptedEngine(lambda i, n: ["nope"] * n),
+                                       ScriptedEngine(lambda i, n: [_valid(i), "x", "y"][:n])),
+                      FakePolicy(), sim_trainer)
+    assert run.setup(dm, FakePolicy.tokenizer, progress=False) is None
+    return cfg, dm, run
+
+
+def test_begin_epoch_returns_the_batches_and_the_metrics(tmp_path):
+    cfg, dm, run = _run(tmp_path)
+    start = run.begin_epoch(0, dm, FakePolicy(cfg), write=True)
+
+    assert len(start.groups) == cfg.data.tasks_per_epoch and start.groups == start.result.groups
+    assert start.metrics["sim/valid_rate"] == pytest.approx(2 / 6)
+    assert start.metrics["pools/d_env"] == 6.0 and "time/checkpoint" not in start.metrics
+    assert start.warning is None and start.console is None
+    tokens = sum(len(g.prompt_ids) + sum(len(c) for c in g.completion_ids) for g in start.groups)
+    assert run.train_tokens == tokens > 0  # one rank: every group is local
+    assert (tmp_path / "pools" / "d_env.jsonl").read_text().count("\n") == 6  # written where write=True
+
+
+def test_end_epoch_reports_the_timers_and_the_tokens_per_second(tmp_path):
+    cfg, dm, run = _run(tmp_path)
+    run.begin_epoch(0, dm, FakePolicy(cfg), write=False)
+    run.timers.add("agent_update", 2.0)  # as the callback's batch and validation hooks time it
+    metrics = run.end_epoch()
+
+    assert metrics["train/tokens_per_second"] == pytest.approx(run.train_tokens / 2.0)
+    assert metrics["rollout/weight_syncs"] == 0.0 and metrics["time/weight_sync"] == 0.0
+    assert {"time/generate_tasks", "time/agent_rollouts", "time/prepare_groups", "time/pool_write",
+            "time/simulator_update"} <= set(metrics)
+    assert metrics["sim/invalid/not_json"] == 4.0
+    assert "sim/steps" not in metrics  # no simulator trainer: no update
+
+
+def test_the_simulator_is_fitted_on_the_epochs_set_and_its_count_is_checkpointed(tmp_path):
+    trainer = RecordingTrainer()
+    cfg, dm, run = _run(tmp_path, sim_trainer=trainer, extra=["curriculum.k_min=0.0"])  # unsolved tasks fitted too
+    (tmp_path / "checkpoints").mkdir()  # train.py makes it with the run directory
+    run.simulator.sim.steps_this_epoch, run.simulator.sim.last_kl, run.simulator.sim.kl_exceeded = 1, 0.0, False
+    run.begin_epoch(0, dm, FakePolicy(cfg), write=True)
+    fitted = list(run.sim_records)
+    run.end_epoch()
+
+    assert len(fitted) == 2 and len(trainer.fits) == 1  # one fit, on the epoch's two valid tasks
+    assert sum(len(batch["completion_ids"]) for batch in trainer.fits[0][1]) == len(fitted)
+    state = run.state_dict()
+    assert state["sim_epochs"] == 1
+    run.checkpoint_time = 1.5  # the callback's save, logged with the next epoch
+    assert run.begin_epoch(1, dm, FakePolicy(cfg), write=True).metrics["time/checkpoint"] == 1.5
+
+    _, _, again = _run(tmp_path / "again", sim_trainer=RecordingTrainer())
+    (tmp_path / "again" / "checkpoints").mkdir(parents=True)
+    with pytest.raises(FileNotFoundError, match="simulator-1.ckpt"):  # the checkpoint it names must exist
+        again.load_state_dict(state, repair=False)
