@@ -1,7 +1,7 @@
 """How much room a run's generated tasks leave for a curriculum: where ``p̂`` falls, and how much of its spread
 the simulator controls.
 
-    python bench/p_hat_headroom.py runs=[/path/run_a,/path/run_b,...] [alpha=0.5] [band=0.1]
+    python bench/p_hat_headroom.py runs=[/path/run_a,/path/run_b,...] [alpha=0.5] [band=0.1] [vs=/path/run_b]
 
 Reads each run's ``pools/d_env.jsonl`` (every generation, with ``p̂`` where it was attempted) and prints one
 markdown row per run: the attempted tasks, their mean ``p̂``, the share never solved (``p̂ = 0``) and the share
@@ -9,6 +9,10 @@ in the band ``|p̂ - α| <= band``, and the share of ``p̂``'s variance that lie
 simulator writes one variation of a seed it is given, so it cannot choose the family: only the within-family
 part of the spread is its to move. A large within-family share with almost no task in band says the
 target is reachable in principle but rarely reached by the variations it writes.
+
+With ``vs=<run>`` it also prints, for each run against that one, the difference of the attempted tasks' mean
+``p̂``, share solved at least once and share in band, with Welch 95% intervals over tasks (the two runs' tasks are
+independent samples: ``report.stats.welch_difference``), and of the valid rate over generations.
 
 Deliberately left out: per-epoch curves (``bench/curriculum_table.py``) and paired tests
 (``bench/paired_epochs.py``).
@@ -21,6 +25,8 @@ import statistics
 import sys
 from collections import defaultdict
 from pathlib import Path
+
+from lightning_genenv.report.stats import welch_difference
 
 
 def family(seed_id: str) -> str:
@@ -47,6 +53,28 @@ def headroom(records: list[dict], alpha: float, band: float) -> dict[str, float]
             "families_ever_in_band": sum(any(abs(x - alpha) <= band for x in xs) for xs in by_family.values())}
 
 
+def task_values(records: list[dict], alpha: float, band: float) -> dict[str, list[float]]:
+    """Per record, the values whose means :func:`differences` compares: ``p̂``, solved at least once and in band
+    (over the attempted records), and valid (over every generation)."""
+    p = [r["p_hat"] for r in records if r.get("p_hat") is not None]
+    return {"p_hat": p, "solved_once": [float(x > 0) for x in p],
+            "in_band": [float(abs(x - alpha) <= band) for x in p],
+            "valid": [float(r.get("task") is not None) for r in records]}
+
+
+def differences(a: list[dict], b: list[dict], alpha: float, band: float) -> dict[str, tuple | None]:
+    """Each of :func:`task_values`' means, ``a`` minus ``b``, with its Welch 95% interval (None: too few values)."""
+    va, vb = task_values(a, alpha, band), task_values(b, alpha, band)
+    return {k: welch_difference(va[k], vb[k]) for k in va}
+
+
+def read_pool(run: Path) -> list[dict]:
+    path = run / "pools" / "d_env.jsonl"
+    if not path.is_file():
+        sys.exit(f"{path}: no D_env log (a run directory of train.py with a simulator)")
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
 def main(argv: list[str]) -> None:
     args = dict(a.split("=", 1) for a in argv)
     runs = [Path(r) for r in args["runs"].strip("[]").split(",") if r]
@@ -55,16 +83,20 @@ def main(argv: list[str]) -> None:
           "p̂'s variance | families ever in band |")
     print("|---|---|---|---|---|---|---|")
     for run in runs:
-        path = run / "pools" / "d_env.jsonl"
-        if not path.is_file():
-            sys.exit(f"{path}: no D_env log (a run directory of train.py with a simulator)")
-        records = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-        h = headroom(records, alpha, band)
+        h = headroom(read_pool(run), alpha, band)
         if not h["attempted"]:
             print(f"| {run.name} | 0 | | | | | |")
             continue
         print(f"| {run.name} | {h['attempted']} | {h['p_hat_mean']:.3f} | {h['never_solved']:.2f} | {h['in_band']:.3f} | "
               f"{h['within_family_variance']:.2f} | {h['families_ever_in_band']} of {h['families']} |")
+    if "vs" in args:
+        base = Path(args["vs"])
+        print(f"\n| run − {base.name} | mean p̂ | solved at least once | in band | valid rate |\n|---|---|---|---|---|")
+        for run in runs:
+            d = differences(read_pool(run), read_pool(base), alpha, band)
+            cells = ["–" if v is None else f"{v[0]:+.3f} [{v[1]:+.3f}, {v[2]:+.3f}]"
+                     for v in (d["p_hat"], d["solved_once"], d["in_band"], d["valid"])]
+            print(f"| {run.name} | " + " | ".join(cells) + " |")
 
 
 if __name__ == "__main__":

@@ -26,3 +26,18 @@ def test_headroom_on_hand_computed_records():
     assert (h["families"], h["families_ever_in_band"]) == (2, 1)
     assert headroom_module.headroom([_rec("a-1", None)], 0.5, 0.1) == {"attempted": 0}
     assert headroom_module.family("qa_capitals-0002") == "qa_capitals"
+
+
+def test_differences_of_two_runs_by_hand():
+    # a: p-hat 0.5, 0.5, 0.0 and one invalid generation; b: p-hat 0.0, 0.0, 0.125
+    a = [_rec("a-1", 0.5), _rec("a-2", 0.5), _rec("a-3", 0.0), {"seed_id": "a-4", "p_hat": None, "task": None}]
+    b = [_rec("b-1", 0.0), _rec("b-2", 0.0), _rec("b-3", 0.125)]
+    for r in a[:3] + b:
+        r["task"] = {"id": r["seed_id"]}
+    values = headroom_module.task_values(a, alpha=0.5, band=0.1)
+    assert values == {"p_hat": [0.5, 0.5, 0.0], "solved_once": [1.0, 1.0, 0.0], "in_band": [1.0, 1.0, 0.0],
+                      "valid": [1.0, 1.0, 1.0, 0.0]}
+    d = headroom_module.differences(a, b, alpha=0.5, band=0.1)
+    assert d["p_hat"][0] == pytest.approx(1 / 3 - 0.125 / 3)
+    assert d["solved_once"][0] == pytest.approx(2 / 3 - 1 / 3) and d["valid"][0] == pytest.approx(-0.25)
+    assert d["in_band"] is not None and d["in_band"][0] == pytest.approx(2 / 3)

@@ -187,6 +187,18 @@ def test_paired_difference_by_hand():
         paired_difference([1.0, 2.0], [1.0])
 
 
+def test_welch_difference_by_hand():
+    from lightning_genenv.report.stats import welch_difference
+
+    # a: mean 2, var 1 -> 1/3 per mean; b: mean 0.5, var 1/3 -> 1/12. se^2 = 5/12;
+    # df = (5/12)^2 / ((1/3)^2 / 2 + (1/12)^2 / 3) = 3 exactly; half-width t(3) * sqrt(5/12) = 3.182 * 0.645497
+    diff, low, high, df = welch_difference([1.0, 2.0, 3.0], [0.0, 0.0, 1.0, 1.0])
+    assert (diff, df) == (pytest.approx(1.5), pytest.approx(3.0))
+    assert (low, high) == (pytest.approx(1.5 - 2.053971, abs=1e-5), pytest.approx(1.5 + 2.053971, abs=1e-5))
+    assert welch_difference([1.0], [0.0, 1.0]) is None  # one value: no variance
+    assert welch_difference([1.0, 1.0], [0.0, 0.0]) is None  # no spread at all
+
+
 def test_wilson_interval_by_hand():
     from lightning_genenv.report.stats import wilson_interval
 

@@ -3,12 +3,13 @@
 :func:`aggregate` gives the mean and sample standard deviation over seeds at each x; :func:`first_last`
 a run's first and last logged epoch; :func:`moved_toward` whether ``p̂`` ended closer to α than it
 began; :func:`paired_difference` the mean of paired differences with its two-sided 95% t interval;
+:func:`welch_difference` the difference of two independent samples' means (one run's tasks against another's)
+with its Welch 95% interval;
 :func:`wilson_interval` the 95% Wilson score interval of a proportion (``evaluate.py``'s accuracies);
 :func:`fmt_spread` writes ``mean ± sd``. Nothing here reads files or draws.
 
-Deliberately left out: tests other than the paired t interval (no Welch test for unpaired runs, no
-multiple-comparison correction), and interpolating series whose epochs differ (each x averages the
-seeds that logged it).
+Deliberately left out: tests other than these intervals (no p-values, no multiple-comparison correction), and
+interpolating series whose epochs differ (each x averages the seeds that logged it).
 """
 
 from __future__ import annotations
@@ -54,6 +55,21 @@ def paired_difference(a: list[float], b: list[float]) -> tuple[float, float, flo
     mean = sum(diffs) / len(diffs)
     half = t975(len(diffs) - 1) * statistics.stdev(diffs) / math.sqrt(len(diffs))
     return mean, mean - half, mean + half, len(diffs)
+
+
+def welch_difference(a: list[float], b: list[float]) -> tuple[float, float, float, float] | None:
+    """Mean of ``a`` minus mean of ``b``, two independent samples, with its two-sided 95% Welch interval:
+    ``(difference, low, high, df)`` (the Welch-Satterthwaite ``df``, rounded down for the t quantile); None when
+    either sample has fewer than two values or both have no spread."""
+    if len(a) < 2 or len(b) < 2:
+        return None
+    va, vb = statistics.variance(a) / len(a), statistics.variance(b) / len(b)
+    if va + vb == 0:
+        return None
+    df = (va + vb) ** 2 / (va ** 2 / (len(a) - 1) + vb ** 2 / (len(b) - 1))
+    diff = statistics.fmean(a) - statistics.fmean(b)
+    half = t975(max(math.floor(df + 1e-9), 1)) * math.sqrt(va + vb)  # 1e-9: a df of 3 computed as 2.999...
+    return diff, diff - half, diff + half, df
 
 
 def wilson_interval(successes: int, n: int, z: float = 1.96) -> tuple[float, float]:
