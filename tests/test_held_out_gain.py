@@ -1,0 +1,48 @@
+"""bench/held_out_gain.py on hand-made validation files: start and end means, the gain over tasks, over runs,
+and the paired end difference."""
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+SCRIPT = Path(__file__).parents[1] / "bench" / "held_out_gain.py"
+spec = importlib.util.spec_from_file_location("held_out_gain", SCRIPT)
+gain_module = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(gain_module)
+
+
+def _run(root, name, start, end, subset_end=None):
+    """A run directory whose step 0 and last whole-set validation give each task these mean rewards."""
+    vdir = root / name / "validation"
+    vdir.mkdir(parents=True)
+    for fname, means in [("step0", start), ("epoch-0", subset_end or {"a": 0.0}), ("epoch-1", end)]:
+        lines = [json.dumps({"task": t, "sampled_rewards": [m, m]}) for t, m in means.items()]
+        (vdir / f"{fname}.jsonl").write_text("\n".join(lines) + "\n")
+    return root / name
+
+
+def test_gain_over_tasks_runs_and_pairs_by_hand(tmp_path):
+    a0 = _run(tmp_path, "a0", {"a": 0.0, "b": 0.5, "c": 0.25}, {"a": 0.25, "b": 0.75, "c": 0.25})
+    a1 = _run(tmp_path, "a1", {"a": 0.0, "b": 0.5, "c": 0.25}, {"a": 0.5, "b": 0.5, "c": 0.5})
+    b0 = _run(tmp_path, "b0", {"a": 0.0, "b": 0.5, "c": 0.25}, {"a": 0.0, "b": 0.5, "c": 0.25})
+    b1 = _run(tmp_path, "b1", {"a": 0.0, "b": 0.5, "c": 0.25}, {"a": 0.0, "b": 0.5, "c": 0.5})
+    start, end = gain_module.start_end(a0)  # epoch-0 holds one task only: the last whole-set file is epoch-1
+    assert end == {"a": 0.25, "b": 0.75, "c": 0.25}
+    # a0: gains 0.25, 0.25, 0 -> mean 1/6, sd 0.144338; half-width t(2) * 0.144338 / sqrt(3) = 0.358583
+    g, lo, hi, n = gain_module.gain(start, end)
+    assert (g, n) == (pytest.approx(1 / 6), 3) and hi - g == pytest.approx(0.358583, abs=1e-5)
+    rows = gain_module.main([f"runs=[{a0},{a1}]", f"vs=[{b0},{b1}]"])
+    # gains 1/6 and 0.25 -> mean 0.208; ends a: 0.4167, 0.5; b: 0.25, 0.3333 -> differences 0.1667, 0.1667
+    assert "| a0 | 3 | 0.250 | 0.417 | +0.167" in rows[2]
+    assert rows[4].startswith("| mean over 2 runs |") and "+0.208" in rows[4]
+    assert rows[-1].startswith("| mean over 2 pairs |") and "+0.167 [+0.167, +0.167]" in rows[-1]
+
+
+def test_a_run_without_a_whole_set_validation_after_step0_is_refused(tmp_path):
+    run = _run(tmp_path, "r", {"a": 0.0, "b": 0.5}, {"a": 0.5})
+    with pytest.raises(SystemExit, match="no validation after step 0 holds all of its 2 tasks"):
+        gain_module.start_end(run)
+    with pytest.raises(SystemExit, match="no step-0 validation"):
+        gain_module.start_end(tmp_path / "nothing")
