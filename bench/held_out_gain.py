@@ -15,27 +15,25 @@ finer steps), per-family tables (``python -m lightning_genenv.report``) and unpa
 
 from __future__ import annotations
 
-import json
 import statistics
 import sys
 from pathlib import Path
 
 from lightning_genenv.report.stats import paired_difference
+from lightning_genenv.tasks import DataError, read_jsonl_strict
 
 
 def task_means(path: Path) -> dict[str, float]:
     """Each task's mean sampled reward in one validation file."""
     out = {}
-    for i, line in enumerate(path.read_text().splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            r = json.loads(line)
-        except json.JSONDecodeError as e:
-            raise SystemExit(f"{path}:{i}: not JSON ({e.msg})") from None
+    try:
+        records = read_jsonl_strict(path)
+    except DataError as e:
+        raise SystemExit(str(e)) from None
+    for r in records:
         rewards = r.get("sampled_rewards")
         if not rewards:
-            raise SystemExit(f"{path}:{i}: no sampled_rewards (agent.val_num_generations=0?)")
+            raise SystemExit(f"{path}: task {r.get('task')}: no sampled_rewards (agent.val_num_generations=0?)")
         out[r["task"]] = sum(rewards) / len(rewards)
     return out
 

@@ -20,13 +20,13 @@ Deliberately left out: per-epoch curves (``bench/curriculum_table.py``) and pair
 
 from __future__ import annotations
 
-import json
 import statistics
 import sys
 from collections import defaultdict
 from pathlib import Path
 
 from lightning_genenv.report.stats import welch_difference
+from lightning_genenv.tasks import DataError, read_jsonl_strict
 
 
 def family(seed_id: str) -> str:
@@ -72,7 +72,10 @@ def read_pool(run: Path) -> list[dict]:
     path = run / "pools" / "d_env.jsonl"
     if not path.is_file():
         sys.exit(f"{path}: no D_env log (a run directory of train.py with a simulator)")
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    try:
+        return read_jsonl_strict(path)
+    except DataError as e:
+        sys.exit(str(e))
 
 
 def main(argv: list[str]) -> None:

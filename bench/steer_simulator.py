@@ -33,23 +33,18 @@ from lightning_genenv.coevolution.simulator_updates import OneEpochPerFit, Simul
 from lightning_genenv.config import compose
 from lightning_genenv.models import export_hf, load_from_config
 from lightning_genenv.simulator import SimulatorModule
+from lightning_genenv.tasks import DataError, read_jsonl_strict
 from lightning_genenv.trainers import make_trainer
 from lightning_genenv.values import SimRecord
 
 OWN_KEYS = ("pools", "out", "min_p_hat", "epochs")
 
 
-def fit_set(lines: list[str], min_p_hat: float) -> tuple[list[SimRecord], list[dict]]:
+def fit_set(pool: list[dict], min_p_hat: float) -> tuple[list[SimRecord], list[dict]]:
     """The generations whose task was attempted and solved at least ``min_p_hat`` of the time (weight 1), and
-    their pool records; records that are not JSON objects are refused with their line."""
+    their pool records."""
     records, kept = [], []
-    for i, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            r = json.loads(line)
-        except json.JSONDecodeError as e:
-            raise SystemExit(f"pool line {i} is not JSON ({e.msg}): {line[:80]!r}") from None
+    for r in pool:
         if r.get("task") is not None and r.get("p_hat") is not None and r["p_hat"] >= min_p_hat:
             kept.append(r)
             records.append(SimRecord(list(r["prompt_ids"]), list(r["completion_ids"]), 1.0))
@@ -74,12 +69,15 @@ def parse(argv: list[str]) -> tuple[dict, list[str]]:
 def main(argv: list[str]) -> dict:
     own, overrides = parse(argv)
     min_p_hat, epochs = float(own.get("min_p_hat", 0.25)), int(own.get("epochs", 1))
-    lines = []
+    pool = []
     for path in own["pools"]:
         if not Path(path).is_file():
             raise SystemExit(f"{path}: no such pool file (a run's pools/d_env.jsonl)")
-        lines += Path(path).read_text().splitlines()
-    records, kept = fit_set(lines, min_p_hat)
+        try:
+            pool += read_jsonl_strict(path)
+        except DataError as e:
+            raise SystemExit(str(e)) from None
+    records, kept = fit_set(pool, min_p_hat)
     if not records:
         raise SystemExit(f"no generation in {len(own['pools'])} pool files was solved at least {min_p_hat} of the time")
     cfg = compose(["experiment=frozen_agent", "curriculum.train_simulator=true", "trainer.enable_progress_bar=false",

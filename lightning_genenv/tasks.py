@@ -263,6 +263,17 @@ def iter_jsonl(path: str | Path, skipped: Counter | None = None) -> Iterator[dic
         yield obj
 
 
+def read_jsonl_strict(path: str | Path) -> list[dict]:
+    """Every JSON object of a JSONL file (a run's pools or validation files, read back by ``bench/``); raises
+    :class:`DataError` naming the bad lines by reason where any line is not one."""
+    skipped = Skipped()
+    records = list(iter_jsonl(path, skipped))
+    if skipped:
+        raise DataError(f"{path}: " + "; ".join(f"{n} {reason}{skipped.lines(reason, with_file=False)}"
+                                                for reason, n in skipped.items()))
+    return records
+
+
 def read_tasks(path: str | Path, skipped: Counter | None = None) -> list[Task]:
     """Read valid tasks from a JSONL file; invalid ones are counted in ``skipped`` by reason (and, in a
     :class:`Skipped`, placed by line)."""

@@ -46,3 +46,9 @@ def test_a_run_without_a_whole_set_validation_after_step0_is_refused(tmp_path):
         gain_module.start_end(run)
     with pytest.raises(SystemExit, match="no step-0 validation"):
         gain_module.start_end(tmp_path / "nothing")
+
+
+def test_a_validation_line_that_is_not_json_is_refused_with_its_line(tmp_path):
+    (tmp_path / "v.jsonl").write_text('{"task": "a", "sampled_rewards": [1.0]}\n{broken\n')
+    with pytest.raises(SystemExit, match=r"1 not_json \(line 2\)"):
+        gain_module.task_means(tmp_path / "v.jsonl")

@@ -22,12 +22,17 @@ def _line(p_hat, task=True, prompt=(5, 6, 7), completion=(8, 9)):
 
 
 def test_the_fit_set_is_the_generations_solved_often_enough():
-    lines = [_line(0.0), _line(0.25, completion=(1,)), _line(None, task=False), _line(1.0, completion=(2, 3)), ""]
-    records, kept = steer.fit_set(lines, min_p_hat=0.25)
+    pool = [json.loads(_line(p, task=p is not None, completion=c)) for p, c in
+            [(0.0, (8, 9)), (0.25, (1,)), (None, (8, 9)), (1.0, (2, 3))]]
+    records, kept = steer.fit_set(pool, min_p_hat=0.25)
     assert [r.completion_ids for r in records] == [[1], [2, 3]] and {r.weight for r in records} == {1.0}
     assert [r["p_hat"] for r in kept] == [0.25, 1.0]
-    with pytest.raises(SystemExit, match="pool line 2 is not JSON"):
-        steer.fit_set([_line(0.5), "{broken"], min_p_hat=0.25)
+
+
+def test_a_pool_line_that_is_not_json_is_refused_with_its_line(tmp_path):
+    (tmp_path / "d.jsonl").write_text(_line(0.5) + "\n{broken\n")
+    with pytest.raises(SystemExit, match=r"1 not_json \(line 2\)"):
+        steer.main([f"pools=[{tmp_path / 'd.jsonl'}]", f"out={tmp_path / 'o'}"])
 
 
 def test_the_fitted_simulator_is_saved_and_differs_from_the_initial_one(tiny_dir, tmp_path):

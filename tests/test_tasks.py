@@ -287,3 +287,15 @@ def test_main_missing_file_exits_2_with_one_line(tmp_path, capsys):
     out, err = capsys.readouterr()
     assert out == "" and err.startswith(f"error: cannot read data file {tmp_path / 'nope.jsonl'}: ")
     assert err.count("\n") == 1
+
+
+def test_read_jsonl_strict_returns_every_object_or_names_the_bad_lines(tmp_path):
+    from lightning_genenv.tasks import DataError, read_jsonl_strict
+
+    good = tmp_path / "good.jsonl"
+    good.write_text('{"a": 1}\n\n{"a": 2}\n')
+    assert read_jsonl_strict(good) == [{"a": 1}, {"a": 2}]
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"a": 1}\nnot json\n[1]\n')
+    with pytest.raises(DataError, match=r"1 not_json \(line 2\); 1 not_an_object \(line 3\)"):
+        read_jsonl_strict(bad)
