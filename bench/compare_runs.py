@@ -1,32 +1,43 @@
-"""Compare two run directories bit for bit: ``python bench/compare_runs.py RUN_A RUN_B``.
+"""Compare two runs bit for bit: ``python bench/compare_runs.py RUN_A RUN_B``.
 
 For a refactor that must not change behaviour: the same command at the same seed before and after
-must give the same run. Compared exactly:
+must give the same run. Either side may be a run directory or a *fingerprint* of one, a JSON file written by
+``python bench/compare_runs.py --fingerprint RUN OUT.json`` (kept in the repository where the run directory is
+not: ``docs/results/*/fingerprint.json``). Compared exactly:
 
-* the pool logs (``pools/d_train.jsonl``, ``pools/d_env.jsonl``: their bytes) and the manifest's
+* the pool logs (``pools/d_train.jsonl``, ``pools/d_env.jsonl``: their SHA-256) and the manifest's
   segments without their commit times;
-* the final weights (``final/{agent,simulator}/model.safetensors``: every tensor, by ``torch.equal``);
-* ``static_tasks.jsonl`` when present;
+* the final weights (``final/{agent,simulator}/model.safetensors``: every tensor's dtype, shape and the
+  SHA-256 of its bytes);
+* ``static_tasks.jsonl`` when present (its SHA-256);
 * ``summary.json`` and the agent's and simulator's TensorBoard scalars (every step's value), except
   what measures time or speed (``time/*``, ``*tokens_per_second*``, ``wall_time_s``, ``peak_rss_gb``).
 
 Exits 0 when everything matches and prints one line per difference otherwise.
 
 Deliberately left out: checkpoints (they hold the pools and weights compared here, plus wall-clock
-state) and TensorBoard histograms and texts.
+state), TensorBoard histograms and texts, and the two cases where bytes and values disagree (NaN equals
+itself here; 0.0 and -0.0 differ).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sys
 from pathlib import Path
 
 TIMING = ("time/", "tokens_per_second", "wall_time_s", "peak_rss_gb")
+FILES = ("pools/d_train.jsonl", "pools/d_env.jsonl", "static_tasks.jsonl")
+PLAYERS = ("agent", "simulator")
 
 
 def _timing(key: str) -> bool:
     return any(t in key for t in TIMING)
+
+
+def _sha256(path: Path) -> str | None:
+    return hashlib.sha256(path.read_bytes()).hexdigest() if path.exists() else None
 
 
 def _manifest(run: Path) -> list:
@@ -37,64 +48,84 @@ def _manifest(run: Path) -> list:
     return [{k: v for k, v in s.items() if k != "committed_at"} for s in segments]
 
 
-def _weights(path: Path) -> dict:
+def _weights(path: Path) -> dict[str, str]:
+    """Each tensor as ``dtype shape sha256-of-its-bytes``."""
+    import torch
     from safetensors.torch import load_file
 
-    return load_file(path) if path.exists() else {}
+    if not path.exists():
+        return {}
+    return {name: f"{t.dtype} {list(t.shape)} "
+                  f"{hashlib.sha256(t.contiguous().view(-1).view(torch.uint8).numpy().tobytes()).hexdigest()}"
+            for name, t in load_file(path).items()}
 
 
-def _scalars(tb: Path) -> dict:
+def _scalars(tb: Path) -> dict[str, list]:
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
     if not tb.exists():
         return {}
     acc = EventAccumulator(str(tb), size_guidance={"scalars": 0})
     acc.Reload()
-    return {tag: [(e.step, e.value) for e in acc.Scalars(tag)] for tag in acc.Tags()["scalars"] if not _timing(tag)}
+    return {tag: [[e.step, e.value] for e in acc.Scalars(tag)] for tag in acc.Tags()["scalars"] if not _timing(tag)}
 
 
-def compare(a: Path, b: Path, counts: dict | None = None) -> list[str]:
-    """The differences between runs ``a`` and ``b``; ``counts`` gets how much was compared."""
-    import torch
+def fingerprint(run: Path) -> dict:
+    """What :func:`compare` compares of a run, as a JSON-able value."""
+    summary = json.loads((run / "summary.json").read_text())
+    return {"files": {name: _sha256(run / name) for name in FILES},
+            "manifest": _manifest(run),
+            "weights": {p: _weights(run / "final" / p / "model.safetensors") for p in PLAYERS},
+            "summary": {k: v for k, v in summary.items() if not _timing(k)},
+            "scalars": {p: _scalars(run / "tb" / p) for p in PLAYERS}}
 
+
+def load(side: Path) -> dict:
+    """A run directory's fingerprint, or a fingerprint file's."""
+    return json.loads(side.read_text()) if side.is_file() else fingerprint(side)
+
+
+def compare(a: dict, b: dict, counts: dict | None = None) -> list[str]:
+    """The differences between fingerprints ``a`` and ``b``; ``counts`` gets how much was compared."""
     counts = {} if counts is None else counts
-    diffs = []
-    for name in ("pools/d_train.jsonl", "pools/d_env.jsonl", "static_tasks.jsonl"):
-        pa, pb = a / name, b / name
-        if pa.exists() != pb.exists() or pa.exists() and pa.read_bytes() != pb.read_bytes():
-            diffs.append(f"{name} differs")
-    if _manifest(a) != _manifest(b):
+    diffs = [f"{name} differs" for name in FILES if a["files"][name] != b["files"][name]]
+    if a["manifest"] != b["manifest"]:
         diffs.append("pools/manifest.json segments differ")
-    for player in ("agent", "simulator"):
-        wa, wb = (_weights(r / "final" / player / "model.safetensors") for r in (a, b))
+    for player in PLAYERS:
+        wa, wb = a["weights"][player], b["weights"][player]
         if set(wa) != set(wb):
             diffs.append(f"final/{player}: different tensor names")
-        diffs += [f"final/{player}: {k} differs" for k in sorted(set(wa) & set(wb)) if not torch.equal(wa[k], wb[k])]
+        diffs += [f"final/{player}: {k} differs" for k in sorted(set(wa) & set(wb)) if wa[k] != wb[k]]
         counts[f"{player} tensors"] = len(wa)
-    sa, sb = (json.loads((r / "summary.json").read_text()) for r in (a, b))
-    for k in sorted(set(sa) | set(sb)):
-        if not _timing(k) and sa.get(k) != sb.get(k):
-            diffs.append(f"summary.json {k}: {sa.get(k)} != {sb.get(k)}")
-    for player in ("agent", "simulator"):
-        ta, tb = (_scalars(r / "tb" / player) for r in (a, b))
+    sa, sb = a["summary"], b["summary"]
+    diffs += [f"summary.json {k}: {sa.get(k)} != {sb.get(k)}" for k in sorted(set(sa) | set(sb)) if sa.get(k) != sb.get(k)]
+    for player in PLAYERS:
+        ta, tb = a["scalars"][player], b["scalars"][player]
         counts[f"{player} scalar tags"] = len(ta)
-        for tag in sorted(set(ta) | set(tb)):
-            if ta.get(tag) != tb.get(tag):
-                diffs.append(f"tb/{player} {tag}: {ta.get(tag)} != {tb.get(tag)}")
+        diffs += [f"tb/{player} {tag}: {ta.get(tag)} != {tb.get(tag)}" for tag in sorted(set(ta) | set(tb))
+                  if ta.get(tag) != tb.get(tag)]
+    counts["manifest segments"] = len(a["manifest"])
     return diffs
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    if len(argv) == 3 and argv[0] == "--fingerprint":
+        run, out = Path(argv[1]), Path(argv[2])
+        out.write_text(json.dumps(fingerprint(run), indent=1) + "\n")
+        print(f"{run}: fingerprint written to {out}")
+        return 0
     if len(argv) != 2:
-        sys.exit("usage: python bench/compare_runs.py RUN_A RUN_B")
+        sys.exit("usage: python bench/compare_runs.py RUN_A RUN_B  (each a run directory or a fingerprint file)\n"
+                 "       python bench/compare_runs.py --fingerprint RUN OUT.json")
     a, b = map(Path, argv)
+    for side in (a, b):
+        if not side.exists():
+            sys.exit(f"compare_runs: {side} does not exist")
     counts = {}
-    diffs = compare(a, b, counts)
+    diffs = compare(load(a), load(b), counts)
     for d in diffs:
         print(d)
-    counts.update({f"{p} records": sum(1 for _ in open(a / "pools" / f"{p}.jsonl")) for p in ("d_train", "d_env")
-                   if (a / "pools" / f"{p}.jsonl").exists()})
     print(f"{a} vs {b}: " + ("identical" if not diffs else f"{len(diffs)} differences") + f" (compared: {counts})")
     return 1 if diffs else 0
 
