@@ -30,11 +30,10 @@ from lightning_genenv.parsing import parse_simulator_output
 from lightning_genenv.prompts import simulator_prefix
 from lightning_genenv.tasks import DataError, Task, read_jsonl_strict
 
-KINDS = ("seed", "earlier", "shown")
-
-
 def attribute(records: list[dict], seeds: dict[str, Task]) -> dict[int, Counter]:
-    """Per epoch: ``generations``, ``near_duplicate`` and its split into :data:`KINDS` (and ``mismatch``)."""
+    """Per epoch: ``generations``, ``near_duplicate`` and its split into ``seed``, ``earlier`` and ``shown``;
+    ``mismatch``: a generation recorded as parsed that no longer parses, or a near-duplicate nearer to its seed or
+    an earlier generation than its recorded novelty (neither is attributed)."""
     by_epoch: dict[int, Counter] = defaultdict(Counter)
     written: dict[int, list[Task]] = defaultdict(list)  # the epoch's parsed generations so far, as write_tasks keeps
     for r in records:
