@@ -16,8 +16,13 @@ from __future__ import annotations
 
 import statistics
 import sys
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Optional
 
+from omegaconf import MISSING
+
+from lightning_genenv.report.cli import parse_script_args
 from lightning_genenv.report.groups import group_runs
 from lightning_genenv.report.runs import label_runs, load_run
 
@@ -52,12 +57,19 @@ def table(run_dirs: list[str]) -> str:
     return "\n".join(lines) + "\n"
 
 
+@dataclass
+class Args:
+    runs: list[str] = MISSING  # run directories
+    out: Optional[str] = None  # also write the table here
+
+
 def main(argv: list[str]) -> None:
-    args = dict(a.split("=", 1) for a in argv)
-    runs = [p for p in args["runs"].strip("[]").split(",") if p]
-    text = table(runs)
-    if "out" in args:
-        Path(args["out"]).write_text(text)
+    args = parse_script_args(argv, __doc__, Args)
+    if args is None:
+        return
+    text = table(list(args.runs))
+    if args.out:
+        Path(args.out).write_text(text)
     print(text)
 
 

@@ -17,8 +17,12 @@ from __future__ import annotations
 
 import statistics
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from omegaconf import MISSING
+
+from lightning_genenv.report.cli import parse_script_args
 from lightning_genenv.report.stats import paired_difference
 from lightning_genenv.tasks import DataError, read_jsonl_strict
 
@@ -59,9 +63,17 @@ def gain(start: dict[str, float], end: dict[str, float]) -> tuple[float, float, 
     return paired_difference([end[t] for t in tasks], [start[t] for t in tasks])
 
 
+@dataclass
+class Args:
+    runs: list[str] = MISSING  # run directories
+    vs: list[str] = field(default_factory=list)  # runs of the other setting, paired with runs by position
+
+
 def main(argv: list[str]) -> list[str]:
-    args = dict(a.split("=", 1) for a in argv)
-    runs = [Path(r) for r in args["runs"].strip("[]").split(",") if r]
+    args = parse_script_args(argv, __doc__, Args)
+    if args is None:
+        return []
+    runs = [Path(r) for r in args.runs]
     rows = ["| run | tasks | start | end | gain [95% CI over tasks] |", "|---|---|---|---|---|"]
     ends, gains = [], []
     for run in runs:
@@ -74,8 +86,8 @@ def main(argv: list[str]) -> list[str]:
     over = paired_difference(gains, [0.0] * len(gains))
     if over is not None:
         rows.append(f"| mean over {len(runs)} runs | | | | {over[0]:+.3f} [{over[1]:+.3f}, {over[2]:+.3f}] (t over runs) |")
-    if "vs" in args:
-        other = [Path(r) for r in args["vs"].strip("[]").split(",") if r]
+    if args.vs:
+        other = [Path(r) for r in args.vs]
         if len(other) != len(runs):
             raise SystemExit(f"runs has {len(runs)} runs and vs {len(other)}: they are paired by position")
         other_ends = [statistics.fmean(start_end(r)[1].values()) for r in other]

@@ -23,10 +23,15 @@ from __future__ import annotations
 
 import sys
 from collections import Counter, defaultdict
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Optional
+
+from omegaconf import MISSING
 
 from lightning_genenv.novelty import is_near_duplicate, novelty
 from lightning_genenv.parsing import parse_simulator_output
+from lightning_genenv.report.cli import parse_script_args
 from lightning_genenv.prompts import simulator_prefix
 from lightning_genenv.tasks import DataError, Task, read_jsonl_strict
 
@@ -84,11 +89,22 @@ def markdown(tables: dict[str, dict[int, Counter]]) -> str:
     return "\n".join(lines)
 
 
+@dataclass
+class Args:
+    runs: list[str] = MISSING  # run directories
+    out: Optional[str] = None  # also write the table here
+
+
 def main(argv: list[str]) -> int:
-    args = dict(a.split("=", 1) for a in argv if "=" in a)
-    runs = [Path(p) for p in args.get("runs", "").strip("[]").split(",") if p]
+    try:
+        args = parse_script_args(argv, __doc__, Args)
+    except SystemExit as e:
+        return int(e.code)
+    if args is None:
+        return 0
+    runs = [Path(p) for p in args.runs]
     if not runs:
-        print(__doc__.split("\n\n")[1], file=sys.stderr)
+        print("error: runs=[...] is empty", file=sys.stderr)
         return 2
     try:
         text = markdown({run.name: run_table(run) for run in runs})
@@ -96,8 +112,8 @@ def main(argv: list[str]) -> int:
         print(f"near_duplicates: {e}", file=sys.stderr)
         return 2
     print(text)
-    if "out" in args:
-        Path(args["out"]).write_text(text + "\n")
+    if args.out:
+        Path(args.out).write_text(text + "\n")
     return 0
 
 

@@ -23,8 +23,13 @@ from __future__ import annotations
 import statistics
 import sys
 from collections import defaultdict
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Optional
 
+from omegaconf import MISSING
+
+from lightning_genenv.report.cli import parse_script_args
 from lightning_genenv.report.stats import welch_difference
 from lightning_genenv.tasks import DataError, read_jsonl_strict
 
@@ -78,10 +83,20 @@ def read_pool(run: Path) -> list[dict]:
         sys.exit(str(e))
 
 
+@dataclass
+class Args:
+    runs: list[str] = MISSING  # run directories
+    alpha: float = 0.5  # the target p-hat
+    band: float = 0.1  # half-width of the band around alpha
+    vs: Optional[str] = None  # a run to difference each run against
+
+
 def main(argv: list[str]) -> None:
-    args = dict(a.split("=", 1) for a in argv)
-    runs = [Path(r) for r in args["runs"].strip("[]").split(",") if r]
-    alpha, band = float(args.get("alpha", 0.5)), float(args.get("band", 0.1))
+    args = parse_script_args(argv, __doc__, Args)
+    if args is None:
+        return
+    runs = [Path(r) for r in args.runs]
+    alpha, band = args.alpha, args.band
     print(f"| run | attempted | mean p̂ | p̂ = 0 | in band (|p̂ - {alpha}| <= {band}) | within-family share of "
           "p̂'s variance | families ever in band |")
     print("|---|---|---|---|---|---|---|")
@@ -92,8 +107,8 @@ def main(argv: list[str]) -> None:
             continue
         print(f"| {run.name} | {h['attempted']} | {h['p_hat_mean']:.3f} | {h['never_solved']:.2f} | {h['in_band']:.3f} | "
               f"{h['within_family_variance']:.2f} | {h['families_ever_in_band']} of {h['families']} |")
-    if "vs" in args:
-        base = Path(args["vs"])
+    if args.vs:
+        base = Path(args.vs)
         print(f"\n| run − {base.name} | mean p̂ | solved at least once | in band | valid rate |\n|---|---|---|---|---|")
         for run in runs:
             d = differences(read_pool(run), read_pool(base), alpha, band)

@@ -16,7 +16,12 @@ per-epoch means), and any multiple-comparison correction (the metrics are read t
 from __future__ import annotations
 
 import sys
+from dataclasses import dataclass
+from typing import Optional
 
+from omegaconf import MISSING
+
+from lightning_genenv.report.cli import parse_script_args
 from lightning_genenv.report.runs import load_run
 from lightning_genenv.report.stats import paired_difference
 
@@ -50,12 +55,23 @@ def rows(a_dirs: list[str], b_dirs: list[str], metrics, first: int, last: int) -
     return out
 
 
+@dataclass
+class Args:
+    a: list[str] = MISSING  # runs of the first setting, in seed order
+    b: list[str] = MISSING  # runs of the second setting, paired with a by position
+    epochs: str = "1-7"  # first-last epoch of the mean (or one epoch)
+    metrics: Optional[list[str]] = None  # None: METRICS
+
+
 def main(argv: list[str]) -> None:
-    args = dict(a.split("=", 1) for a in argv)
-    split = lambda s: [p for p in s.strip("[]").split(",") if p]  # noqa: E731
-    first, _, last = args.get("epochs", "1-7").partition("-")
-    metrics = split(args["metrics"]) if "metrics" in args else METRICS
-    print("\n".join(rows(split(args["a"]), split(args["b"]), metrics, int(first), int(last or first))))
+    args = parse_script_args(argv, __doc__, Args)
+    if args is None:
+        return
+    first, _, last = args.epochs.partition("-")
+    if not (first.isdigit() and (last or first).isdigit()):
+        sys.exit(f"error: epochs={args.epochs!r}: expected FIRST-LAST or one epoch, e.g. 1-7")
+    metrics = list(args.metrics) if args.metrics is not None else METRICS
+    print("\n".join(rows(list(args.a), list(args.b), metrics, int(first), int(last or first))))
 
 
 if __name__ == "__main__":

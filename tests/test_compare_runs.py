@@ -1,7 +1,6 @@
 """bench/compare_runs.py on hand-made run directories: identical runs match, through a fingerprint file too, and
 each kind of difference is named; time and speed are not compared."""
 
-import importlib.util
 import json
 import shutil
 from pathlib import Path
@@ -10,10 +9,9 @@ import torch
 from safetensors.torch import save_file
 from torch.utils.tensorboard import SummaryWriter
 
-SCRIPT = Path(__file__).parents[1] / "bench" / "compare_runs.py"
-spec = importlib.util.spec_from_file_location("compare_runs", SCRIPT)
-compare_runs = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(compare_runs)
+from tests.bench_scripts import load_bench_script
+
+compare_runs = load_bench_script("compare_runs")
 
 
 def _run(root: Path, weight: float = 1.0, loss: float = 0.5, seconds: float = 10.0) -> Path:

@@ -1,16 +1,13 @@
 """bench/held_out_gain.py on hand-made validation files: start and end means, the gain over tasks, over runs,
 and the paired end difference."""
 
-import importlib.util
 import json
-from pathlib import Path
 
 import pytest
 
-SCRIPT = Path(__file__).parents[1] / "bench" / "held_out_gain.py"
-spec = importlib.util.spec_from_file_location("held_out_gain", SCRIPT)
-gain_module = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(gain_module)
+from tests.bench_scripts import load_bench_script
+
+gain_module = load_bench_script("held_out_gain")
 
 
 def _run(root, name, start, end, subset_end=None):

@@ -1,17 +1,13 @@
 """bench/near_duplicates.py on hand-made D_env records: each near-duplicate attributed to the reference it copies."""
 
-import importlib.util
 import json
-from pathlib import Path
 
 import pytest
 
+from tests.bench_scripts import load_bench_script
 from tests.samples import QA_SEED
 
-SCRIPT = Path(__file__).parents[1] / "bench" / "near_duplicates.py"
-spec = importlib.util.spec_from_file_location("near_duplicates", SCRIPT)
-near_duplicates = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(near_duplicates)
+near_duplicates = load_bench_script("near_duplicates")
 
 
 def _gen(epoch, question, answer, recorded, source="simulator"):

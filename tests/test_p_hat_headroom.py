@@ -1,14 +1,11 @@
 """bench/p_hat_headroom.py on hand-made D_env records: the shares and the within-family part of p-hat's variance."""
 
-import importlib.util
-from pathlib import Path
 
 import pytest
 
-SCRIPT = Path(__file__).parents[1] / "bench" / "p_hat_headroom.py"
-spec = importlib.util.spec_from_file_location("p_hat_headroom", SCRIPT)
-headroom_module = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(headroom_module)
+from tests.bench_scripts import load_bench_script
+
+headroom_module = load_bench_script("p_hat_headroom")
 
 
 def _rec(seed_id, p_hat):
@@ -41,3 +38,9 @@ def test_differences_of_two_runs_by_hand():
     assert d["p_hat"][0] == pytest.approx(1 / 3 - 0.125 / 3)
     assert d["solved_once"][0] == pytest.approx(2 / 3 - 1 / 3) and d["valid"][0] == pytest.approx(-0.25)
     assert d["in_band"] is not None and d["in_band"][0] == pytest.approx(2 / 3)
+
+
+def test_a_malformed_alpha_is_a_one_line_error(capsys):
+    with pytest.raises(SystemExit) as e:
+        headroom_module.main(["runs=[a]", "alpha=half"])
+    assert e.value.code == 2 and "alpha" in capsys.readouterr().err

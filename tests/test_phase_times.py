@@ -1,16 +1,14 @@
 """bench/phase_times.py on hand-made run directories: phases summed over the run, the wall ratio to the first
 run, every value in order with --per-epoch, and a run without time/* scalars named as an error."""
 
-import importlib.util
 import json
 from pathlib import Path
 
 from torch.utils.tensorboard import SummaryWriter
 
-SCRIPT = Path(__file__).parents[1] / "bench" / "phase_times.py"
-spec = importlib.util.spec_from_file_location("phase_times", SCRIPT)
-phase_times = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(phase_times)
+from tests.bench_scripts import load_bench_script
+
+phase_times = load_bench_script("phase_times")
 
 
 def _run(root: Path, validation: list[float], update: list[float], wall: float | None) -> Path:

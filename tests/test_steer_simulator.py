@@ -1,19 +1,15 @@
 """bench/steer_simulator.py: the fit set is the solved generations only; the fitted simulator is saved where a
 run's model.simulator can load it, with the fit's report."""
 
-import importlib.util
 import json
-from pathlib import Path
 
 import pytest
 import torch
 
 from lightning_genenv.models import load_causal_lm
+from tests.bench_scripts import load_bench_script
 
-SCRIPT = Path(__file__).parents[1] / "bench" / "steer_simulator.py"
-spec = importlib.util.spec_from_file_location("steer_simulator", SCRIPT)
-steer = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(steer)
+steer = load_bench_script("steer_simulator")
 
 
 def _line(p_hat, task=True, prompt=(5, 6, 7), completion=(8, 9)):

@@ -307,7 +307,7 @@ class TrainerConfig:
     gradient_clip_val: Optional[float] = 1.0  # gradient norm clip (None or 0: off, as in Lightning)
     log_every_n_steps: int = 1  # Lightning's logging interval
     # validate every n epochs (the last epoch always, on the whole held-out set): 3, so the default's 6 epochs
-    # validate the subset once, mid-run (BENCHMARKS.md, issue 28: the per-epoch passes were a fifth of the run)
+    # validate the subset once, mid-run (BENCHMARKS.md, issue 28: five subset passes were a seventh of the run)
     val_every_n_epochs: int = 3
     num_sanity_val_steps: int = 0  # Lightning's sanity validation batches before training (-1: all)
     val_before_training: bool = True  # validate once before the first update, logged at step 0

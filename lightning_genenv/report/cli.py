@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
-from omegaconf import MISSING
+from omegaconf import MISSING, DictConfig
 
 from lightning_genenv.config import ConfigError, parse_cli
 from lightning_genenv.report.groups import group_runs
@@ -71,6 +71,17 @@ class ReportConfig:
     alpha: Optional[float] = None  # target p-hat for the shading; None: each run's curriculum.alpha
     # half-width of the band around alpha; None: each run's curriculum.band, or its curriculum.in_band_width if null
     band: Optional[float] = None
+
+
+def parse_script_args(argv: list[str], doc: str, schema: type) -> DictConfig | None:
+    """The ``key=value`` arguments of a ``bench/`` script, typed by its ``schema`` dataclass with the shared
+    composer (``runs=[a,b]`` lists, unknown keys and wrong types named; ``--help``: ``doc`` and the keys, then
+    None). A bad argument exits with one line, ``error: ...``, and status 2."""
+    try:
+        return parse_cli(argv, doc, schema, conf_dir=None)
+    except ConfigError as e:
+        print(f"error: {e}", file=sys.stderr)
+        raise SystemExit(2) from None
 
 
 def main(argv: list[str] | None = None) -> Path | None:
