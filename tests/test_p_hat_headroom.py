@@ -1,6 +1,5 @@
 """bench/p_hat_headroom.py on hand-made D_env records: the shares and the within-family part of p-hat's variance."""
 
-
 import pytest
 
 from tests.bench_scripts import load_bench_script
