@@ -1,12 +1,13 @@
 """Per-epoch curriculum and simulator-health table of runs, grouped by config (mean ± sd over seeds).
 
-    python bench/curriculum_table.py runs=[/path/run_a,/path/run_b,...] [out=table.md]
+    python bench/curriculum_table.py runs=[/path/run_a,/path/run_b,...] [metrics=[tag,...]] [out=table.md]
 
 Reads each run's TensorBoard scalars with :mod:`lightning_genenv.report` (the same reader and grouping
 as ``python -m lightning_genenv.report``) and prints one markdown table per metric: a row per group,
 a column per epoch. The metrics are the ones issue 23 asks for: the simulator's valid, copy-of-seed
 and near-duplicate rates, the novelty of what it writes, the in-band fraction and mean |p̂ - α| of
-its tasks, and the effective sample size of its RWR weights.
+its tasks, and the effective sample size of its RWR weights. ``metrics=`` names other scalars instead, for
+example the staleness of a base set (issue 28): ``metrics=[rollout/frac_reward_zero_std/base]``.
 
 Deliberately left out: plots (``python -m lightning_genenv.report`` draws them) and significance
 tests (``python -m lightning_genenv.report`` with paired runs, and RESULTS.md, state those).
@@ -39,12 +40,12 @@ def cell(values: list[float]) -> str:
     return f"{statistics.mean(values):.2f} ± {statistics.stdev(values):.2f}"
 
 
-def table(run_dirs: list[str]) -> str:
+def table(run_dirs: list[str], metrics: tuple[str, ...] = METRICS) -> str:
     runs = [load_run(p) for p in run_dirs]
     label_runs(runs)
     groups = group_runs(runs)
     lines = []
-    for metric in METRICS:
+    for metric in metrics:
         epochs = sorted({e for g in groups for r in g.runs for e in r.series(metric) if e >= 0})
         if not epochs:
             continue
@@ -60,6 +61,7 @@ def table(run_dirs: list[str]) -> str:
 @dataclass
 class Args:
     runs: list[str] = MISSING  # run directories
+    metrics: Optional[list[str]] = None  # scalar tags, one table each (None: METRICS)
     out: Optional[str] = None  # also write the table here
 
 
@@ -67,7 +69,7 @@ def main(argv: list[str]) -> None:
     args = parse_script_args(argv, __doc__, Args)
     if args is None:
         return
-    text = table(list(args.runs))
+    text = table(list(args.runs), tuple(args.metrics) if args.metrics else METRICS)
     if args.out:
         Path(args.out).write_text(text)
     print(text)

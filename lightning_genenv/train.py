@@ -147,8 +147,8 @@ def run(cfg, argv: list[str] | None = None) -> Path:
             if rank_zero_only.rank == 0 and player_logger.experiment is not None:  # written now (hparams.yaml),
                 player_logger.save()  # not at the first fit: the simulator's may never fit
     # HF checkpoints before coevolution, which writes last.ckpt at the epoch's end
-    callbacks = [*hf_checkpoints.from_config(cfg), coevolution, held_out, *benchmark_validation.from_config(cfg),
-                 EpochSummary(), StopAllRanks()]
+    benchmarks = benchmark_validation.from_config(cfg)
+    callbacks = [*hf_checkpoints.from_config(cfg), coevolution, held_out, *benchmarks, EpochSummary(), StopAllRanks()]
     trainer = make_trainer(
         cfg, logger, max_epochs=cfg.trainer.max_epochs, callbacks=callbacks,
         accumulate_grad_batches=acc, check_val_every_n_epoch=cfg.trainer.val_every_n_epochs,
@@ -169,6 +169,7 @@ def run(cfg, argv: list[str] | None = None) -> Path:
                       run_dir / "final" / "simulator")
     if trainer.is_global_zero:
         summary = {k: float(v) for k, v in trainer.callback_metrics.items()}
+        summary.update(m for b in benchmarks for m in b.metrics().items())  # the end's, if scored after the last epoch
         peak_rss_gb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20  # Linux: KiB
         summary.update(wall_time_s=round(time.perf_counter() - start, 1), peak_rss_gb=round(peak_rss_gb, 2),
                        epochs=trainer.current_epoch,

@@ -18,6 +18,8 @@ ARGS = ["strategy.accelerator=cpu", "strategy.devices=2", "data.families=[weathe
         "agent.max_completion_length=40", "simulator.max_completion_length=48", "trainer.max_epochs=2",
         "trainer.enable_progress_bar=false", "model.lora.enabled=false", "simulator.kl_max=10",
         "agent.learning_rate=1e-3", "simulator.learning_rate=1e-3", "curriculum.k_min=0.0",
+        # the reference policy's forward and every epoch's validation are sharded and compared too
+        "agent.beta=0.001", "trainer.val_every_n_epochs=1",
         # constant: a linear schedule spans the run's max_epochs, so the resume test's one-epoch first
         # half would decay faster than the uninterrupted run's
         "agent.lr_scheduler_type=constant"]

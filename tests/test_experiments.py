@@ -28,9 +28,10 @@ def test_the_paper_settings_are_presets():
     assert (cfg.trainer.max_epochs, cfg.curriculum.alpha, cfg.curriculum.k_min) == (10, 0.5, 0.1)
     assert cfg.model.agent == "Qwen/Qwen2.5-7B-Instruct"
     # the paper's values that are also the schema's defaults (so paper_7b.yaml does not restate them)
-    assert (cfg.agent.beta, cfg.agent.epsilon, cfg.agent.num_generations, cfg.simulator.lam) == (0.001, 0.2, 8, 1.0)
-    # and the paper's that differ from the schema's defaults (m = 4 variations per seed, 2 seeds per GPU)
-    assert (cfg.simulator.num_variations, cfg.data.seeds_per_epoch) == (4, 16)
+    assert (cfg.agent.epsilon, cfg.agent.num_generations, cfg.simulator.lam) == (0.2, 8, 1.0)
+    # and the paper's that differ from the schema's defaults (m = 4 variations per seed, 2 seeds per GPU, beta)
+    assert (cfg.simulator.num_variations, cfg.data.seeds_per_epoch, cfg.agent.beta) == (4, 16, 0.001)
+    assert compose([]).agent.beta == 0.0
 
 
 def test_offline_teacher_requires_its_tasks():

@@ -17,7 +17,8 @@ from lightning_genenv.loggers import require_logger
 RUN_ARGS = ["model=tiny", "data.families=[weather,qa_arith]", "data.num_val=4", "data.seeds_per_epoch=2",
             "data.tasks_per_epoch=4", "data.replay_per_epoch=0", "simulator.num_variations=2",
             "agent.num_generations=2", "agent.max_completion_length=8", "simulator.max_completion_length=8",
-            "trainer.max_epochs=1", "trainer.enable_progress_bar=false", "trainer.save_hf=false"]
+            "trainer.max_epochs=1", "trainer.enable_progress_bar=false", "trainer.save_hf=false",
+            "trainer.val_every_n_epochs=1"]  # val/* (the subset) after the epoch too, beside val_full/*
 WANTED = ("agent/loss", "val/score")  # a training-step and a validation metric
 
 

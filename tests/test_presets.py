@@ -36,12 +36,15 @@ def _bytes(tensors) -> int:
 
 @pytest.mark.parametrize("dtype,lora", [("float32", False), ("bfloat16", False), ("float32", True)])
 def test_estimate_equals_the_tiny_models_real_bytes(tiny_dir, dtype, lora):
-    cfg = compose(["model=tiny", f"model.dtype={dtype}", f"model.lora.enabled={str(lora).lower()}"])
+    # agent.beta > 0: the KL term's reference policy, a frozen copy under full fine-tuning
+    cfg = compose(["model=tiny", f"model.dtype={dtype}", f"model.lora.enabled={str(lora).lower()}", "agent.beta=0.001"])
     model, tok = load_from_config(cfg.model, tiny_dir)
     agent = agent_module(model, tok, cfg.agent)
     est = estimate_memory([player_size(agent)])
     assert est.weights == _bytes(model.parameters())
     assert est.frozen == (0 if lora else _bytes(agent.anchor.parameters()))
+    # the default beta 0 keeps no reference copy at all
+    assert player_size(agent_module(model, tok, compose(["model=tiny"]).agent)).frozen_copy == 0
     optimizer = agent.configure_optimizers()
     ids = torch.tensor([[5, 6, 7, 8]])
     model(input_ids=ids).logits.float().mean().backward()

@@ -247,3 +247,21 @@ def test_paired_section_uses_the_whole_held_out_set_by_hand():
     row = next(line for line in _paired_section([Group("grpo", [made(0, 0.4, 0.9)], 0.5, 0.1),
                                                  Group("old", [old], 0.5, 0.1)]) if line.startswith("| old"))
     assert row.split(" | ")[1] == "0.050 (1 pair, no interval)"
+
+
+def test_a_plot_per_benchmark_a_run_validated_on(tmp_path):
+    """data=paper logs val/score/<benchmark>: one picture each, with both settings' curves; none for the others."""
+    from lightning_genenv.report.groups import Group
+    from lightning_genenv.report.plots import benchmarks_logged, plot_all
+    from lightning_genenv.report.runs import Run
+
+    def made(seed, curriculum, scores):
+        return Run(path=tmp_path / f"{curriculum}{seed}", config={"seed": seed},
+                   epoch_scalars={"val/score/api_bank": dict(enumerate(scores, start=-1)),
+                                  "val/score/bamboogle": {-1: 0.1, 0: 0.2}})
+
+    groups = [Group(c, [made(s, c, [0.3, 0.4 + s / 10]) for s in range(2)], 0.5, 0.1) for c in ("genenv", "none")]
+    assert benchmarks_logged(groups) == ["api_bank", "bamboogle"]
+    names = {p.name for p in plot_all(groups, tmp_path)}
+    assert {"val_score_api_bank.png", "val_score_bamboogle.png"} <= names and "val_score_bfcl.png" not in names
+    assert benchmarks_logged([Group("x", [Run(path=tmp_path, config={})], 0.5, 0.1)]) == []

@@ -1,9 +1,10 @@
 """BenchmarkValidation: the benchmarks' metrics as a validation hook during training.
 
 ``trainer.val_benchmarks=[api_bank,bfcl]`` evaluates the agent greedily on each named benchmark at
-every validation epoch (``trainer.val_benchmark_limit`` items spread evenly over it, loaded once
-from ``trainer.benchmarks_root``) and logs every numeric leaf of the benchmark's summary as
-``val_bench/<name>/<key>``, the same numbers ``evaluate.py`` writes to ``summary.json``. When the
+every validation epoch, and at the end when the last epoch did not validate (``trainer.val_every_n_epochs``),
+on ``trainer.val_benchmark_limit`` items spread evenly over it, loaded once from ``trainer.benchmarks_root``,
+and logs every numeric leaf of the benchmark's summary as ``val_bench/<name>/<key>``, the same numbers
+``evaluate.py`` writes to ``summary.json``; the latest go to the run's ``summary.json``. When the
 run trains on a benchmark (``data=<benchmark>``), that benchmark is evaluated on its held-out part
 only (:mod:`lightning_genenv.benchmarks.train_seeds`).
 
@@ -26,12 +27,13 @@ import lightning as L
 
 from lightning_genenv.benchmarks import BENCHMARKS, BenchItem, BenchmarkDataError, ItemResult
 from lightning_genenv.benchmarks.runner import Record, context_length, numeric, run_items, select, summary
+from lightning_genenv.coevolution import log_metrics, logs_by_epoch
 from lightning_genenv.distributed import gather, shard
 
 
 class BenchmarkValidation(L.Callback):
     def __init__(self, names: list[str], data_root: str | Path, limit: int | None = 32,
-                 heldout_for: str | None = None):
+                 heldout_for: str | None = None, by_epoch: bool = False):
         unknown = [n for n in names if n not in BENCHMARKS]
         if unknown:
             raise BenchmarkDataError(f"trainer.val_benchmarks: unknown {unknown}; valid: {sorted(BENCHMARKS)}")
@@ -46,16 +48,40 @@ class BenchmarkValidation(L.Callback):
             if not items:
                 raise BenchmarkDataError(f"trainer.val_benchmarks: {name} has no usable items under {data_root}")
             self.items[name] = select(items, limit)
-        self.last: dict[str, dict] = {}
+        self.last: dict[str, dict] = {}  # name -> the latest summary
+        self.validated_epoch: int | None = None  # the last epoch whose validation scored the benchmarks
+        self.by_epoch = by_epoch  # log at the epoch, for an agent that never steps (coevolution.logs_by_epoch)
 
     def on_validation_epoch_end(self, trainer: L.Trainer, agent) -> None:
         if trainer.sanity_checking or agent.engine is None:
             return
+        for key, value in self._score(agent).items():
+            agent.log(key, value, rank_zero_only=True)
+        self.validated_epoch = trainer.current_epoch
+
+    def on_train_end(self, trainer: L.Trainer, agent) -> None:
+        """Once more when the last epoch did not validate (``trainer.val_every_n_epochs``): the end is scored."""
+        last_epoch = trainer.current_epoch - 1
+        if agent.engine is None or last_epoch < 0 or self.validated_epoch == last_epoch:
+            return
+        log_metrics(trainer, self._score(agent), epoch=last_epoch, by_epoch=self.by_epoch)
+        self.validated_epoch = last_epoch
+
+    def metrics(self) -> dict[str, float]:
+        """The latest scores as ``val_bench/<name>/<key>`` (``summary.json``)."""
+        return {f"val_bench/{name}/{key}": value for name, result in self.last.items()
+                for key, value in numeric(result).items()}
+
+    def _score(self, agent) -> dict[str, float]:
         for name, items in self.items.items():
-            records = self.evaluate(name, items, agent)
-            self.last[name] = summary(BENCHMARKS[name], records)
-            for key, value in numeric(self.last[name]).items():
-                agent.log(f"val_bench/{name}/{key}", value, rank_zero_only=True)
+            self.last[name] = summary(BENCHMARKS[name], self.evaluate(name, items, agent))
+        return self.metrics()
+
+    def state_dict(self) -> dict:
+        return {"validated_epoch": self.validated_epoch}
+
+    def load_state_dict(self, state: dict) -> None:
+        self.validated_epoch = state.get("validated_epoch")
 
     @staticmethod
     def evaluate(name: str, items: list[BenchItem], agent) -> list[Record]:
@@ -81,4 +107,5 @@ def from_config(cfg) -> list[L.Callback]:
     if root is None or not Path(root).is_dir():
         raise BenchmarkDataError(f"trainer.benchmarks_root={root}: directory not found "
                                  "(needed by trainer.val_benchmarks)")
-    return [BenchmarkValidation(list(t.val_benchmarks), root, t.val_benchmark_limit, cfg.data.benchmark)]
+    return [BenchmarkValidation(list(t.val_benchmarks), root, t.val_benchmark_limit, cfg.data.benchmark,
+                                logs_by_epoch(cfg.curriculum))]

@@ -79,7 +79,9 @@ class AgentConfig:
     # linear: TRL's default, decays to 0 over the run's optimizer steps
     lr_scheduler_type: Literal["linear", "constant"] = "linear"
     weight_decay: float = 0.0  # AdamW weight decay
-    beta: float = 0.001  # KL coefficient to the reference policy (k3 estimator); the GenEnv reference run's
+    # KL coefficient to the reference policy (k3 estimator). 0 (TRL's default): no reference forward pass, about
+    # 150 s of the default run's 1,637 s (BENCHMARKS.md, issue 28); the GenEnv reference run's 0.001 is paper_7b's
+    beta: float = 0.0
     epsilon: float = 0.2  # lower clip of the importance ratio
     use_bias_correction_kl: bool = True  # TRL's default: the k3 KL times the importance ratio (DeepSeek-V3.2)
     epsilon_high: Optional[float] = None  # upper clip of the importance ratio; None: same as epsilon (DAPO uses 0.28)
@@ -304,7 +306,9 @@ class TrainerConfig:
     accumulate_grad_batches: int = 1  # micro-batches per agent optimizer step
     gradient_clip_val: Optional[float] = 1.0  # gradient norm clip (None or 0: off, as in Lightning)
     log_every_n_steps: int = 1  # Lightning's logging interval
-    val_every_n_epochs: int = 1  # validate every n epochs
+    # validate every n epochs (the last epoch always, on the whole held-out set): 3, so the default's 6 epochs
+    # validate the subset once, mid-run (BENCHMARKS.md, issue 28: five subset passes were a seventh of the run)
+    val_every_n_epochs: int = 3
     num_sanity_val_steps: int = 0  # Lightning's sanity validation batches before training (-1: all)
     val_before_training: bool = True  # validate once before the first update, logged at step 0
     enable_progress_bar: bool = True  # tqdm bars with the latest metrics

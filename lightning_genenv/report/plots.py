@@ -5,7 +5,8 @@ A group's curve is the mean over its seeds, shaded by ± one sample standard dev
 more seeds logged that point. ``p_hat.png`` shades ``α ± band``; ``data_efficiency.png`` draws one line
 per run (val score against ``curriculum/synthetic_tasks_used``, whose x differs per seed); ``kl.png``
 has the agent's KL per step and the simulator's KL to its initial weights per epoch; ``family_<group>.png``
-has ``p̂`` and val score per task family.
+has ``p̂`` and val score per task family; ``val_score_<benchmark>.png``, one per benchmark a run validated on
+(``data=paper``), its greedy held-out score.
 
 Deliberately left out: averaging the data-efficiency curve across seeds, ``time/*`` keys, the
 simulator's invalid-generation reasons, and any interactive or HTML output (matplotlib's Agg only).
@@ -149,9 +150,19 @@ def plot_all(groups: list[Group], out: Path) -> list[Path]:
             "Simulator: KL to its initial weights (per RWR step)")
     paths.append(_save(fig, out / "kl_simulator.png"))
 
+    for bench in benchmarks_logged(groups):  # data=paper: the held-out score of each benchmark
+        paths.append(_epoch_plot(out, f"val_score_{bench}.png", groups, f"val/score/{bench}", "validation score",
+                                 f"{bench}: greedy held-out score (epoch -1: before training)", ylim=(-0.05, 1.05)))
     for g in groups:
         paths.append(_family_plot(out, g))
     return paths
+
+
+def benchmarks_logged(groups: list[Group]) -> list[str]:
+    """The benchmarks whose held-out score (``val/score/<name>``) some run logged."""
+    from lightning_genenv.benchmarks import BENCHMARKS
+
+    return [b for b in sorted(BENCHMARKS) if any(r.series(f"val/score/{b}") for g in groups for r in g.runs)]
 
 
 def _family_plot(out: Path, g: Group) -> Path:

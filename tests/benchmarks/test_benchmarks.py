@@ -353,9 +353,23 @@ def test_validation_hook_logs_benchmark_metrics(tiny_dir):
                             tokenizer=AutoTokenizer.from_pretrained(tiny_dir),
                             model=SimpleNamespace(config=SimpleNamespace(max_position_embeddings=4096)),
                             log=lambda key, value, **kw: logged.__setitem__(key, value))
-    hook.on_validation_epoch_end(SimpleNamespace(sanity_checking=False, is_global_zero=True), agent)
+    hook.on_validation_epoch_end(SimpleNamespace(sanity_checking=False, is_global_zero=True, current_epoch=2), agent)
     assert logged["val_bench/bamboogle/exact_match"] == 0.25  # item 0's gold is James Madison
     assert logged["val_bench/bamboogle/n_items"] == 4.0
+    assert hook.metrics() == logged
+
+    # the end: scored again only when the last epoch (current_epoch - 1 once training ended) did not validate
+    written = []
+    logger = SimpleNamespace(log_metrics=lambda metrics, step: written.append((step, metrics)))
+    ended = SimpleNamespace(current_epoch=3, global_step=12, logger=logger, is_global_zero=True)
+    hook.on_train_end(ended, agent)
+    assert written == []  # epoch 2 validated: nothing more
+    agent.engine = _FakeEngine("<answer>no idea</answer>")
+    hook.on_train_end(SimpleNamespace(**{**vars(ended), "current_epoch": 5}), agent)  # epochs 3 and 4 did not
+    assert [step for step, _ in written] == [12]
+    assert written[0][1]["val_bench/bamboogle/exact_match"] == 0.0 and written[0][1]["epoch"] == 4.0
+    assert hook.metrics()["val_bench/bamboogle/exact_match"] == 0.0  # the summary takes the latest
+    assert hook.state_dict() == {"validated_epoch": 4}
 
 
 def _needs_alfworld_env():
