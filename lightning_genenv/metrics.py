@@ -29,6 +29,13 @@ def group_reward_stats(rewards: torch.Tensor, num_generations: int) -> dict[str,
             "frac_reward_zero_std": (std < 1e-6).float().mean()}
 
 
+def frac_reward_all_zero(rewards: torch.Tensor, num_generations: int) -> torch.Tensor:
+    """The share of groups whose ``n`` rewards are all 0 (every attempt failed), of a flat ``[G*n]`` reward
+    vector ordered group by group: the all-failed part of ``frac_reward_zero_std``; the rest of it is groups
+    whose attempts all scored the same nonzero reward (all solved, for 0/1 rewards)."""
+    return (rewards.float().view(-1, num_generations).abs() < 1e-6).all(dim=1).float().mean()
+
+
 def completion_stats(lengths: torch.Tensor, truncated: torch.Tensor) -> dict[str, torch.Tensor]:
     """``completions/{min,mean,max}_length`` in tokens and ``completions/clipped_ratio`` (the share
     that hit ``max_completion_length`` without EOS)."""

@@ -24,7 +24,7 @@ import torch
 
 from lightning_genenv.coevolution.curriculum import TaskScore
 from lightning_genenv.generation import GeneratedTask
-from lightning_genenv.metrics import group_reward_stats, mean
+from lightning_genenv.metrics import frac_reward_all_zero, group_reward_stats, mean
 from lightning_genenv.reward_funcs import reward_metrics
 from lightning_genenv.tasks import write_jsonl_atomic
 from lightning_genenv.values import Group
@@ -71,7 +71,8 @@ class Timers:
 
 def rollout_metrics(attempted: list[Group], kept: list[Group], replay: list[Group], base: list[Group],
                     num_generations: int, rollout_s: float) -> dict[str, float]:
-    """Rewards by kind of task (and ``frac_reward_zero_std`` by kind: a base set going stale shows there),
+    """Rewards by kind of task (and ``frac_reward_zero_std`` by kind: a base set going stale shows there, with
+    ``frac_reward_all_zero``, its all-failed part, beside it),
     lengths, truncation and the agent's sampling speed. ``attempted``: every valid new task's group;
     ``kept + replay + base``: the agent's batch."""
     groups = kept + replay + base
@@ -79,10 +80,14 @@ def rollout_metrics(attempted: list[Group], kept: list[Group], replay: list[Grou
     metrics = {f"rollout/reward/{k}": mean([r for g in gs for r in g.rewards])
                for k, gs in {**kinds, "generated": attempted}.items() if gs}
     metrics.update({f"rollout/num_tasks/{k}": float(len(gs)) for k, gs in kinds.items()})
-    # staleness, by kind: the share of groups whose completions all scored the same (no GRPO gradient)
-    metrics.update({f"rollout/frac_reward_zero_std/{k}": float(group_reward_stats(
-        torch.tensor([r for g in gs for r in g.rewards]), num_generations)["frac_reward_zero_std"])
-        for k, gs in kinds.items() if gs})
+    # staleness, by kind: the share of groups whose completions all scored the same (no GRPO gradient), and of
+    # those whose completions all scored 0 (all failed)
+    for k, gs in kinds.items():
+        if gs:
+            rewards = torch.tensor([r for g in gs for r in g.rewards])
+            metrics[f"rollout/frac_reward_zero_std/{k}"] = float(
+                group_reward_stats(rewards, num_generations)["frac_reward_zero_std"])
+            metrics[f"rollout/frac_reward_all_zero/{k}"] = float(frac_reward_all_zero(rewards, num_generations))
     metrics["curriculum/attempted_tasks"] = float(len(attempted))
     metrics["rollout/response_length"] = mean([len(c) for g in groups for c in g.completion_ids])
     metrics["rollout/truncated_fraction"] = mean([float(t) for g in groups for t in g.truncated])

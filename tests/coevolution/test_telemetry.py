@@ -1,6 +1,10 @@
 """The epoch's rollout metrics as a pure function of its groups."""
 
+import pytest
+import torch
+
 from lightning_genenv.coevolution.telemetry import rollout_metrics
+from lightning_genenv.metrics import frac_reward_all_zero
 from tests.fakes import group, task
 
 
@@ -14,6 +18,8 @@ def test_frac_reward_zero_std_by_kind_shows_a_stale_base_set():
     assert m["rollout/frac_reward_zero_std/generated"] == 0.0
     assert "rollout/frac_reward_zero_std/replay" not in m  # no replayed groups: nothing to measure
     assert m["rollout/frac_reward_zero_std"] == 0.5  # the whole batch: 3 of 6 groups
+    assert m["rollout/frac_reward_all_zero/base"] == 0.25  # of the 3 stale base groups, 1 all failed, 2 all solved
+    assert m["rollout/frac_reward_all_zero/generated"] == 0.0
     assert m["rollout/num_tasks/base"] == 4.0 and m["rollout/reward/base"] == 9 / 16
 
 
@@ -34,3 +40,9 @@ def test_the_timers_clock_is_chosen_by_the_environment_once():
     bad = run("sundial")
     assert bad.returncode != 0
     assert "LIGHTNING_GENENV_TIMER_CLOCK='sundial': must be one of ['cpu', 'wall']" in bad.stderr
+
+
+def test_frac_reward_all_zero_counts_only_groups_where_every_attempt_scored_0():
+    # all failed; all partial credit (zero std, not failed); mixed
+    rewards = torch.tensor([0.0, 0.0, 0.5, 0.5, 0.0, 1.0])
+    assert frac_reward_all_zero(rewards, 2).item() == pytest.approx(1 / 3)
