@@ -228,7 +228,7 @@ class DataConfig:
     families: Optional[list[str]] = None  # keep only these task families, e.g. [weather, qa_arith] (None: all)
     val_fraction: float = 0.15  # held out for validation when val_path is None (stratified by family)
     # the embedded seeds' held-out set: the split's (val_fraction, 46 tasks) topped up with fresh tasks of the same
-    # families, never a train question, in proportion to family size; the train split is unchanged (seeds.py
+    # families, never a train question, in proportion to family size; the train split is unchanged (seeds/
     # top_up_held_out). 0: the split's alone. Ignored with train_path or benchmark (issue 28)
     num_held_out: int = 128
     num_val: int = 0  # a seeded sample of the held-out set is the whole validation set (0: all held-out tasks)
