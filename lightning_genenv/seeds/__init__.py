@@ -21,7 +21,7 @@ from collections import Counter, defaultdict
 
 from ..tasks import Task, validate_task
 from .qa_families import QA_FAMILIES
-from .tool_families import FAMILIES, TEMPLATES, _fill
+from .tool_families import FAMILIES, TEMPLATES, fill_template
 
 __all__ = ["FAMILIES", "TEMPLATES", "QA_FAMILIES", "make_seeds", "split_seeds", "embedded_seeds", "top_up_held_out",
            "held_out_quotas"]
@@ -48,7 +48,7 @@ def _draw_task(rng: random.Random, family: str, index: int, seen: set[str], task
         tools = FAMILIES[family]
         tool = tools[index % len(tools)]
         question, args = _unique(
-            lambda: _fill(rng, tool, rng.choice(TEMPLATES[tool["name"]])), seen, tool["name"])
+            lambda: fill_template(rng, tool, rng.choice(TEMPLATES[tool["name"]])), seen, tool["name"])
         check, answer = "tool_call", {"name": tool["name"], "arguments": args}
     else:
         tools = []

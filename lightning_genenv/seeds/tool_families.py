@@ -1,6 +1,6 @@
 """The embedded tool-calling families: each family's tool specs (``FAMILIES``), question templates per tool
 (``TEMPLATES``) whose placeholders are exactly the call's arguments, the value pools they draw from, and
-:func:`_fill`, which fills one template into a (question, arguments) pair.
+:func:`fill_template`, which fills one template into a (question, arguments) pair.
 
 Deliberately left out: drawing whole tasks, unique questions and splits (:mod:`lightning_genenv.seeds`).
 """
@@ -230,7 +230,7 @@ POOL_OF = {"origin": "city", "destination": "city", "sender": "to",
            "start": "place", "end": "place"}
 
 
-def _fill(rng: random.Random, tool: dict, template: str) -> tuple[str, dict]:
+def fill_template(rng: random.Random, tool: dict, template: str) -> tuple[str, dict]:
     """Sample values for the template's placeholders; return (question, arguments)."""
     props = tool["parameters"]["properties"]
     fields = [f for _, f, _, _ in string.Formatter().parse(template) if f]
