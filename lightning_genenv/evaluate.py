@@ -75,11 +75,14 @@ def _trained_on(run_dir: Path) -> tuple[str, ...]:
     return PAPER_MIX if name == "paper" else (name,) if name else ()
 
 
-def _agent_format(run_dir: Path | None, max_new_tokens: int | None) -> AgentFormat:
-    """The prompt and score settings of the run that trained the model (the schema's defaults otherwise)."""
-    agent = {**compose([]).agent, **_saved_section(run_dir, "agent")}
-    return AgentFormat(num_shots=int(agent["num_shots"]),
-                       max_new_tokens=max_new_tokens or int(agent["max_completion_length"]),
+def _agent_format(run_dir: Path | None, max_new_tokens: int | None, benchmark: str) -> AgentFormat:
+    """The prompt and score settings of the run that trained the model (``data=<benchmark>``'s otherwise). The
+    token budget is at least ``data=<benchmark>``'s (a model trained with a shorter one would otherwise be
+    scored on items whose gold answer cannot fit), unless ``max_new_tokens`` is given."""
+    trained_here = compose([f"data={benchmark}"]).agent
+    agent = {**trained_here, **_saved_section(run_dir, "agent")}
+    budget = max(int(agent["max_completion_length"]), int(trained_here.max_completion_length))
+    return AgentFormat(num_shots=int(agent["num_shots"]), max_new_tokens=max_new_tokens or budget,
                        success_threshold=float(agent["success_threshold"]), subset_match=bool(agent["subset_match"]))
 
 
@@ -116,7 +119,7 @@ def run_agent_format(cfg, bench, model_path: str, run_dir: Path | None, out: Pat
     skipped: Counter = Counter()
     shot_pool, heldout = benchmark_seeds(bench.name, cfg.data_root, skipped)
     tasks = select(heldout + (shot_pool if cfg.split == "all" else []), cfg.limit)
-    fmt = _agent_format(run_dir, cfg.max_new_tokens)
+    fmt = _agent_format(run_dir, cfg.max_new_tokens, bench.name)
     print(f"{bench.name} (agent interface): {len(tasks)} converted tasks ({cfg.split or 'heldout'}); "
           f"skipped records: {dict(skipped) or 0}")
     model, tokenizer = _load_model(cfg, model_path)

@@ -10,7 +10,16 @@ import yaml
 from omegaconf import OmegaConf
 
 import train
-from lightning_genenv.config import CONF_DIR, NO_TRAIN_SPLIT, Config, ConfigError, compose, groups, schema_keys
+from lightning_genenv.config import (
+    CONF_DIR,
+    NO_TRAIN_SPLIT,
+    Config,
+    ConfigError,
+    compose,
+    groups,
+    option_mapping,
+    schema_keys,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -53,7 +62,7 @@ def test_no_yaml_file_restates_a_default(path):
         base = compose([f"{g}={o}" for g, o in (data.pop("defaults", None) or {}).items()]
                        + ([f"curriculum.static_path={__file__}"] if path.stem == "offline_teacher" else []))
     else:
-        base, data = OmegaConf.structured(Config), {group: data}
+        base, data = OmegaConf.structured(Config), option_mapping(path, group)
     restated = [k for k, v in _leaves(data) if v != "???" and OmegaConf.select(base, k) == v]
     assert not restated, f"{path.relative_to(CONF_DIR)} restates {restated}: leave defaults to the schema"
 
@@ -171,6 +180,29 @@ def test_yaml_unknown_key_names_the_file(tmp_path):
     expected = r"unknown config key 'agent.betta' \(from conf/agent/bad.yaml\); did you mean 'agent.beta'"
     with pytest.raises(ConfigError, match=expected):
         compose([], conf_dir=conf)
+
+
+def test_a_global_package_option_sets_other_groups_and_loses_to_the_command_line(tmp_path):
+    """Hydra's ``# @package _global_`` header roots an option file at the whole config (an option of one
+    group may set another group's keys, after that group's own option); without it, or written below the
+    first key, the file is its group's."""
+    conf = tmp_path / "conf"
+    (conf / "data").mkdir(parents=True)
+    (conf / "agent").mkdir()
+    (conf / "config.yaml").write_text("defaults:\n  agent: short\n  data: long\n")
+    (conf / "agent" / "short.yaml").write_text("max_completion_length: 32\n")
+    (conf / "data" / "long.yaml").write_text("# a comment first\n# @package _global_\n\ndata:\n  name: long\n"
+                                             "agent:\n  max_completion_length: 200\n")
+    (conf / "data" / "plain.yaml").write_text("name: plain\n# @package _global_\n")
+    cfg = compose([], conf_dir=conf)
+    assert (cfg.data.name, cfg.agent.max_completion_length) == ("long", 200)
+    assert compose(["agent.max_completion_length=48"], conf_dir=conf).agent.max_completion_length == 48
+    plain = compose(["data=plain"], conf_dir=conf)
+    assert (plain.data.name, plain.agent.max_completion_length) == ("plain", 32)
+    assert option_mapping(conf / "data" / "plain.yaml", "data") == {"data": {"name": "plain"}}
+    (conf / "data" / "bad.yaml").write_text("# @package _global_\nagnt:\n  beta: 0.1\n")
+    with pytest.raises(ConfigError, match=r"unknown config key 'agnt.beta' \(from conf/data/bad.yaml\)"):
+        compose(["data=bad"], conf_dir=conf)
 
 
 def test_resolved_config_round_trips():

@@ -9,7 +9,8 @@ the prompt of :func:`lightning_genenv.prompts.agent_messages` with the few-shot 
 training's validation gives (:func:`lightning_genenv.prompts.family_examples` over the train part),
 greedy decoding, the training reward. ``accuracy`` is the share of tasks whose reward reaches
 ``success_threshold`` (what ``val/score`` counts), with its 95% Wilson interval; ``reward_mean`` is
-the mean reward (dense for Bamboogle's F1).
+the mean reward (dense for Bamboogle's F1); ``gold_too_long`` counts the tasks whose gold completion does not
+fit in the token budget (``evaluate.py`` gives at least ``data=<benchmark>``'s ``agent.max_completion_length``).
 
 Only benchmarks with a derived split have converted tasks (API-Bank, BFCL, Bamboogle). The converted
 held-out part is smaller than the benchmark's: items that do not convert (BFCL turns with several
@@ -27,7 +28,7 @@ from dataclasses import dataclass
 
 from lightning_genenv.benchmarks.common import ItemResult, mean, reason_counts
 from lightning_genenv.benchmarks.runner import headline_interval
-from lightning_genenv.prompts import agent_messages, family_examples
+from lightning_genenv.prompts import agent_messages, family_examples, gold_lengths
 from lightning_genenv.rewards import agent_reward
 from lightning_genenv.rollout import SamplingParams, encode_chat
 from lightning_genenv.tasks import Task
@@ -64,6 +65,8 @@ def score_tasks(tasks: list[Task], shot_pool: list[Task], engine, tokenizer, fmt
                "reward_mean": mean([r["reward"] for r in records]), "n_items": len(records),
                "reasons": reason_counts(results), "truncated": sum(r["truncated"] for r in records),
                "prompt_too_long": sum(r["reason"] == "prompt_too_long" for r in records),
+               # tasks no reply within the budget can solve: the gold completion (EOS included) is longer
+               "gold_too_long": sum(n > fmt.max_new_tokens for n in gold_lengths(tasks, tokenizer)),
                "by_family": _by_family(records)}
     metrics.update(headline_interval(metrics, [r.score for r in results]))
     return records, metrics

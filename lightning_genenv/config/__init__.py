@@ -9,8 +9,10 @@ leaves out):
   choice lists (``BENCHMARK_NAMES``, ``LOGGER_NAMES``, ``DTYPES``, ``NO_TRAIN_SPLIT``) and
   :class:`ConfigError`;
 - ``describe.py``: a schema's leaf keys with the descriptions read from the dataclasses' comments;
-- ``composer.py``: ``conf/`` (:data:`CONF_DIR`), group choices, experiments and ``key=value``
-  overrides merged onto the schema, with one-line errors that name the nearest valid key;
+- ``options.py``: ``conf/`` (:data:`CONF_DIR`), each group's option files, and Hydra's ``# @package _global_``
+  header (an option that sets other groups' keys);
+- ``composer.py``: group choices, experiments and ``key=value`` overrides merged onto the schema, with
+  one-line errors that name the nearest valid key;
 - ``cli.py``: ``--help`` (:func:`usage`) and ``--cfg`` around :func:`compose`;
 - ``resume.py``: start or resume a run directory, what a resume may change (``SAFE_ON_RESUME``), and the
   TensorBoard events past the checkpoint set aside (imported by name, not re-exported here).
@@ -19,17 +21,9 @@ Every name is importable from ``lightning_genenv.config`` as before the split.
 """
 
 from lightning_genenv.config.cli import parse_cli, usage
-from lightning_genenv.config.composer import (
-    ALIASES,
-    CONF_DIR,
-    compose,
-    groups,
-    load_yaml_mapping,
-    parse_overrides,
-    save_config,
-    to_yaml,
-)
+from lightning_genenv.config.composer import ALIASES, compose, parse_overrides, save_config, to_yaml
 from lightning_genenv.config.describe import Key, schema_keys
+from lightning_genenv.config.options import CONF_DIR, groups, load_yaml_mapping, option_mapping
 from lightning_genenv.config.schema import (
     BENCHMARK_NAMES,
     DTYPES,
@@ -56,5 +50,5 @@ __all__ = ["ALIASES", "BENCHMARK_NAMES", "CONF_DIR", "DTYPES", "LOGGER_NAMES", "
            "AgentConfig", "Config", "ConfigError", "CurriculumConfig", "DataConfig", "Key", "LoggerConfig",
            "LoraConfig",
            "ModelConfig", "RolloutConfig", "SimulatorConfig", "StrategyConfig", "TrainerConfig", "check",
-           "check_file", "compose", "groups", "load_yaml_mapping", "parse_cli", "parse_overrides", "schema_keys",
-           "save_config", "to_yaml", "usage"]
+           "check_file", "compose", "groups", "load_yaml_mapping", "option_mapping", "parse_cli", "parse_overrides",
+           "schema_keys", "save_config", "to_yaml", "usage"]

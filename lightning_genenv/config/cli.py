@@ -3,7 +3,7 @@ docstring, the config groups with their options, and every key (:func:`usage`); 
 composed config; otherwise the composed config is returned.
 
 ``--config-dir <dir>`` (commands with config groups) adds the user's option files to the groups
-(:func:`split_config_dirs`, ``composer.option_files``).
+(:func:`split_config_dirs`, ``options.option_files``).
 
 Deliberately left out: argparse-style flags beyond ``--help``/``-h``, ``--cfg`` and ``--config-dir``
 (``-m``, multi-run, is ``train.py``'s: :mod:`lightning_genenv.sweep`); every other argument is
@@ -16,8 +16,9 @@ from pathlib import Path
 
 from omegaconf import DictConfig
 
-from lightning_genenv.config.composer import CONF_DIR, compose, groups, load_yaml_mapping, to_yaml
+from lightning_genenv.config.composer import compose, to_yaml
 from lightning_genenv.config.describe import _show, _type_name, schema_keys
+from lightning_genenv.config.options import CONF_DIR, groups, load_yaml_mapping
 from lightning_genenv.config.schema import Config, ConfigError
 
 

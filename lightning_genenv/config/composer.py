@@ -4,13 +4,15 @@
 another file from ``conf/<group>/``; ``experiment=<name>`` applies ``conf/experiment/<name>.yaml`` (its
 own ``defaults`` select groups, the rest overrides keys); ``key.sub=value`` sets a key last;
 ``--config-dir <dir>`` (:func:`option_files`) adds the user's ``<dir>/<group>/<option>.yaml`` files to the
-groups, with the same checks, and ``experiment=path/to/file.yaml`` takes a file directly;
-``resume=<run_dir>`` starts from the config that run saved (:func:`save_config` writes it atomically;
-an empty or unreadable one is refused), and ``key=value`` may change only the keys that
-:data:`lightning_genenv.config.resume.SAFE_ON_RESUME` names; ``resume=auto`` with ``run_dir=`` composes the
-command as a new run, or as a resume of ``run_dir`` when it holds a checkpoint. OmegaConf's merge onto the structured
-schema rejects unknown keys and wrong types; each error is one line that names the key and the nearest
-valid one (:class:`ConfigError`). After merging, required (``???``) keys are checked, then every
+groups, with the same checks, and ``experiment=path/to/file.yaml`` takes a file directly (the files,
+and the ``# @package _global_`` header, are read by ``options.py``); ``resume=<run_dir>`` starts from
+the config that run saved (:func:`save_config` writes it atomically; an empty or unreadable one is
+refused), and ``key=value`` may change only the keys that
+:data:`lightning_genenv.config.resume.SAFE_ON_RESUME` names; ``resume=auto`` with ``run_dir=``
+composes the command as a new run, or as a resume of ``run_dir`` when it holds a checkpoint.
+OmegaConf's merge onto the structured schema rejects unknown keys and wrong types; each error is one
+line that names the key and the nearest valid one
+(:class:`ConfigError`). After merging, required (``???``) keys are checked, then every
 group's ``__post_init__``.
 
 Deliberately left out: Hydra's multirun sweeps (``lightning_genenv/sweep.py`` expands ``-m`` into single
@@ -33,57 +35,19 @@ from omegaconf.errors import ConfigKeyError, OmegaConfBaseException, ValidationE
 
 from lightning_genenv.atomic import atomic_writer
 from lightning_genenv.config.describe import Key, _choices, _type_name, schema_keys
+from lightning_genenv.config.options import (
+    CONF_DIR,
+    load_yaml_mapping,
+    nearest,
+    option_files,
+    option_mapping,
+    option_path,
+    where,
+)
 from lightning_genenv.config.schema import Config, ConfigError
-
-# An installed package holds conf/ as lightning_genenv/conf (pyproject's package-dir); a checkout has it
-# at the top of the repository.
-_PACKAGE = Path(__file__).resolve().parent.parent
-CONF_DIR = _PACKAGE / "conf" if (_PACKAGE / "conf").is_dir() else _PACKAGE.parent / "conf"
 
 # Old key names, still accepted with a deprecation note: old -> current (TRL renamed them).
 ALIASES = {"rollout.vllm_importance_sampling_cap": "rollout.vllm_importance_sampling_clip_max"}
-
-
-def _nearest(word: str, options: list[str]) -> str:
-    match = difflib.get_close_matches(word, options, n=1, cutoff=0.4)
-    return f"; did you mean '{match[0]}'?" if match else f"; valid: {', '.join(sorted(options)[:12])}"
-
-
-def load_yaml_mapping(path: Path) -> dict:
-    """A YAML file that must hold a mapping; a one-line :class:`ConfigError` otherwise."""
-    try:
-        data = yaml.safe_load(path.read_text()) or {}
-    except yaml.YAMLError as e:
-        raise ConfigError(f"{path}: not valid YAML ({str(e).splitlines()[0]})") from None
-    if not isinstance(data, dict):
-        raise ConfigError(f"{path}: must be a mapping of keys")
-    return data
-
-
-def option_files(conf_dir: Path = CONF_DIR, extra_dirs: Sequence[Path | str] = ()) -> dict[str, dict[str, Path]]:
-    """Every config group's options and their files: ``conf_dir``'s, then each ``--config-dir``'s (a user's
-    directory may add options to the groups, never a group or an option of the same name)."""
-    files = {d.name: {p.stem: p for p in sorted(d.glob("*.yaml"))}
-             for d in sorted(Path(conf_dir).iterdir()) if d.is_dir()}
-    for extra in extra_dirs:
-        extra = Path(extra)
-        if not extra.is_dir():
-            raise ConfigError(f"--config-dir {extra}: not a directory")
-        for d in sorted(p for p in extra.iterdir() if p.is_dir()):
-            if d.name not in files:
-                raise ConfigError(f"--config-dir {extra}: {d.name}/ is not a config group"
-                                  f"{_nearest(d.name, list(files))}")
-            for p in sorted(d.glob("*.yaml")):
-                if p.stem in files[d.name]:
-                    raise ConfigError(f"--config-dir {extra}: {d.name}/{p.name} has the name of an option that "
-                                      f"exists ({files[d.name][p.stem]}); give yours another name")
-                files[d.name][p.stem] = p
-    return files
-
-
-def groups(conf_dir: Path = CONF_DIR, extra_dirs: Sequence[Path | str] = ()) -> dict[str, list[str]]:
-    """Every config group in ``conf_dir`` (and the ``--config-dir`` directories) and its options."""
-    return {g: sorted(options) for g, options in option_files(conf_dir, extra_dirs).items()}
 
 
 def _nested(key: str, value: Any) -> dict:
@@ -138,7 +102,7 @@ def _merge(cfg: DictConfig, data: dict, where: str, schema: type) -> DictConfig:
             (sub, node), = node.items()
             key = f"{key}.{sub}"
         valid = [k.name for k in schema_keys(schema)] + sorted({k.name.rsplit(".", 1)[0] for k in schema_keys(schema)})
-        raise ConfigError(f"unknown config key '{key}' (from {where}){_nearest(key, valid)}") from None
+        raise ConfigError(f"unknown config key '{key}' (from {where}){nearest(key, valid)}") from None
     except (ValidationError, OmegaConfBaseException) as e:
         key, msg = e.full_key, str(e).splitlines()[0]
         if not key:
@@ -214,18 +178,18 @@ def compose(argv: list[str] | None = None, conf_dir: Path | str | None = CONF_DI
         choices = dict(root.pop("defaults", {}) or {})
         experiment = experiment_file = None
         if "experiment" in cli_groups:
-            experiment_file = _option_path(files, "experiment", cli_groups.pop("experiment"))
+            experiment_file = option_path(files, "experiment", cli_groups.pop("experiment"))
             experiment = load_yaml_mapping(experiment_file)
             choices.update(experiment.pop("defaults", {}) or {})
         choices.update(cli_groups)
         cfg = _merge(cfg, root, "conf/config.yaml", schema)
         for group, option in choices.items():
             if group not in available:
-                raise ConfigError(f"unknown config group '{group}'{_nearest(group, list(available))}")
-            path = _option_path(files, group, option)
-            cfg = _merge(cfg, {group: load_yaml_mapping(path)}, _where(path, conf_dir), schema)
+                raise ConfigError(f"unknown config group '{group}'{nearest(group, list(available))}")
+            path = option_path(files, group, option)
+            cfg = _merge(cfg, option_mapping(path, group), where(path, conf_dir), schema)
         if experiment:
-            cfg = _merge(cfg, experiment, f"the experiment, {_where(experiment_file, conf_dir)}", schema)
+            cfg = _merge(cfg, experiment, f"the experiment, {where(experiment_file, conf_dir)}", schema)
     for key, value in cli_keys:
         cfg = _merge(cfg, _nested(key, value), "the command line", schema)
     return _finish(cfg, schema)
@@ -281,21 +245,6 @@ def _compose_auto(argv: list[str], run_dir: Any, conf_dir, schema: type) -> Dict
     for key in refuse_unsafe_changes(run_dir, OmegaConf.to_container(cfg), OmegaConf.to_container(command)):
         OmegaConf.update(cfg, key, OmegaConf.select(command, key), merge=False)
     return _finish(cfg, schema)
-
-
-
-def _option_path(files: dict, group: str, option: Any) -> Path:
-    """The file of ``group=option``: one of the group's options, or (``experiment=path/to/file.yaml``) a file."""
-    if str(option).endswith((".yaml", ".yml")) and Path(str(option)).is_file():
-        return Path(str(option))
-    if str(option) not in files[group]:
-        raise ConfigError(f"{group}={option}: no such option{_nearest(str(option), sorted(files[group]))}")
-    return files[group][str(option)]
-
-
-def _where(path: Path, conf_dir: Path) -> str:
-    """An option file as errors name it: ``conf/<group>/<file>`` for the package's, else its path (a user's)."""
-    return f"conf/{path.parent.name}/{path.name}" if path.parent.parent == conf_dir else str(path)
 
 
 def to_yaml(cfg: DictConfig) -> str:

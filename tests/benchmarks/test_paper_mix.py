@@ -59,6 +59,26 @@ def test_data_paper_mixes_every_benchmark_and_keeps_heldout_out_of_the_seeds():
     assert set(counts) == set(PAPER_MIX) and max(counts.values()) - min(counts.values()) <= 1
 
 
+@pytest.mark.slow
+@needs_data
+@pytest.mark.parametrize("option", ["paper", *PAPER_MIX])
+def test_each_benchmark_data_option_gives_the_agent_a_budget_that_holds_its_seeds_gold_calls(option):
+    """``data=<option>`` sets agent.max_completion_length (``# @package _global_``) so that no train seed is
+    unsolvable by length; the default 64 tokens cuts off some tool-benchmark gold calls (the reason it is set)."""
+    from transformers import AutoTokenizer
+
+    from lightning_genenv.config import AgentConfig
+    from lightning_genenv.models import resolve_model_path
+    from lightning_genenv.prompts import gold_lengths
+
+    cfg = compose([f"data={option}"])
+    base, _ = load_seeds(cfg.data, Counter(), DATA)
+    lengths = gold_lengths(base, AutoTokenizer.from_pretrained(resolve_model_path("embedded")))
+    assert max(lengths) <= cfg.agent.max_completion_length
+    if option != "bamboogle":  # short answers: the default budget is kept
+        assert max(lengths) > AgentConfig().max_completion_length == 64 < cfg.agent.max_completion_length
+
+
 def test_data_paper_is_a_benchmark_choice_and_other_names_are_refused():
     from lightning_genenv.config import ConfigError
 
@@ -96,6 +116,8 @@ def test_agent_interface_scores_the_gold_completion_1_and_a_wrong_one_0(name, ti
     gold = _AnswerBook({prompt(t): gold_completion(t) for t in tasks[:3]})  # the 4th gets "no idea"
     records, metrics = score_tasks(tasks, shots, gold, tok, fmt, max_context=1 << 20)
     assert [r["score"] for r in records] == [1.0, 1.0, 1.0, 0.0] and records[3]["reason"]
+    tight = AgentFormat(num_shots=2, max_new_tokens=2, success_threshold=0.5, subset_match=False)
+    assert score_tasks(tasks, shots, gold, tok, tight, max_context=1 << 20)[1]["gold_too_long"] == 4
     assert metrics["accuracy"] == 0.75 and metrics["n_items"] == 4
     low, high = metrics["ci95"]
     assert low < 0.75 < high
@@ -123,3 +145,19 @@ def test_eval_config_interface_agent_refuses_benchmarks_without_tasks():
     with pytest.raises(ConfigError, match="interface=agent: alfworld has no converted tasks"):
         EvalConfig(benchmark="alfworld", interface="agent")
     assert EvalConfig(benchmark="bfcl", interface="agent").rollout == "auto"  # train.py's default, written once
+
+
+def test_agent_interface_budget_is_at_least_the_benchmark_data_options(tmp_path):
+    """evaluate.py interface=agent: the run's settings, with a token budget no shorter than the one
+    ``data=<benchmark>`` trains with, so that no item is unsolvable only because the run's budget was shorter."""
+    from lightning_genenv.evaluate import _agent_format
+
+    trained_with = compose(["data=api_bank"]).agent.max_completion_length
+    assert _agent_format(None, None, "api_bank").max_new_tokens == 128 == trained_with
+    assert _agent_format(None, None, "bamboogle").max_new_tokens == 64
+    (tmp_path / "config.yaml").write_text("agent:\n  max_completion_length: 64\n  num_shots: 1\n")
+    fmt = _agent_format(tmp_path, None, "bfcl")
+    assert (fmt.max_new_tokens, fmt.num_shots) == (128, 1)
+    (tmp_path / "config.yaml").write_text("agent:\n  max_completion_length: 300\n")
+    assert _agent_format(tmp_path, None, "bfcl").max_new_tokens == 300
+    assert _agent_format(tmp_path, 40, "bfcl").max_new_tokens == 40  # max_new_tokens= wins
