@@ -62,21 +62,31 @@ def test_data_paper_mixes_every_benchmark_and_keeps_heldout_out_of_the_seeds():
 @pytest.mark.slow
 @needs_data
 @pytest.mark.parametrize("option", ["paper", *PAPER_MIX])
-def test_each_benchmark_data_option_gives_the_agent_a_budget_that_holds_its_seeds_gold_calls(option):
+def test_each_benchmark_data_option_gives_both_players_budgets_that_fit_its_seeds(option):
     """``data=<option>`` sets agent.max_completion_length (``# @package _global_``) so that no train seed is
-    unsolvable by length; the default 64 tokens cuts off some tool-benchmark gold calls (the reason it is set)."""
+    unsolvable by length, and simulator.max_completion_length so that it can write tasks as long as its
+    BFCL seeds and most API-Bank ones; the defaults (64, 96) cut off tool-benchmark tasks (the reason)."""
     from transformers import AutoTokenizer
 
-    from lightning_genenv.config import AgentConfig
+    from lightning_genenv.config import AgentConfig, SimulatorConfig
     from lightning_genenv.models import resolve_model_path
+    from lightning_genenv.parsing import task_to_simulator_json
     from lightning_genenv.prompts import gold_lengths
 
     cfg = compose([f"data={option}"])
     base, _ = load_seeds(cfg.data, Counter(), DATA)
-    lengths = gold_lengths(base, AutoTokenizer.from_pretrained(resolve_model_path("embedded")))
+    tok = AutoTokenizer.from_pretrained(resolve_model_path("embedded"))
+    lengths = gold_lengths(base, tok)
     assert max(lengths) <= cfg.agent.max_completion_length
-    if option != "bamboogle":  # short answers: the default budget is kept
-        assert max(lengths) > AgentConfig().max_completion_length == 64 < cfg.agent.max_completion_length
+    written = [len(tok(task_to_simulator_json(t), add_special_tokens=False)["input_ids"]) + 1 for t in base]
+    fits = sum(n <= cfg.simulator.max_completion_length for n in written) / len(written)
+    if option == "bamboogle":  # short questions and answers: the default budgets are kept
+        assert cfg.agent.max_completion_length == AgentConfig().max_completion_length >= max(lengths)
+        assert cfg.simulator.max_completion_length == SimulatorConfig().max_completion_length >= max(written)
+        return
+    assert max(lengths) > AgentConfig().max_completion_length
+    at_default = sum(n <= SimulatorConfig().max_completion_length for n in written) / len(written)
+    assert fits == 1.0 if option == "bfcl" else at_default < 0.55 <= fits
 
 
 def test_data_paper_is_a_benchmark_choice_and_other_names_are_refused():
