@@ -40,7 +40,8 @@ class EvalConfig:
     # step: one model turn per item | episode: full ALFWorld games in TextWorld (alfworld only)
     mode: Literal["step", "episode"] = "step"
     max_steps: int = 50  # mode=episode: actions per game before it counts as lost
-    max_new_tokens: Optional[int] = None  # None: the benchmark's default
+    # None: the benchmark's default; interface=agent: the run's agent.max_completion_length, at least data=<benchmark>'s
+    max_new_tokens: Optional[int] = None
     dtype: Literal[DTYPES] = "float32"  # the dtype the weights are loaded in
     cache_dir: Optional[str] = None  # where the embedded and tiny models are cached
     tb_dir: Optional[str] = None  # TensorBoard log dir; None: <run>/tb/eval for a train run, else none
