@@ -40,9 +40,9 @@ from lightning_genenv.config.options import (
     load_yaml_mapping,
     nearest,
     option_files,
+    option_label,
     option_mapping,
     option_path,
-    where,
 )
 from lightning_genenv.config.schema import Config, ConfigError
 
@@ -187,9 +187,9 @@ def compose(argv: list[str] | None = None, conf_dir: Path | str | None = CONF_DI
             if group not in available:
                 raise ConfigError(f"unknown config group '{group}'{nearest(group, list(available))}")
             path = option_path(files, group, option)
-            cfg = _merge(cfg, option_mapping(path, group), where(path, conf_dir), schema)
+            cfg = _merge(cfg, option_mapping(path, group), option_label(path, conf_dir), schema)
         if experiment:
-            cfg = _merge(cfg, experiment, f"the experiment, {where(experiment_file, conf_dir)}", schema)
+            cfg = _merge(cfg, experiment, f"the experiment, {option_label(experiment_file, conf_dir)}", schema)
     for key, value in cli_keys:
         cfg = _merge(cfg, _nested(key, value), "the command line", schema)
     return _finish(cfg, schema)

@@ -92,6 +92,6 @@ def option_path(files: dict, group: str, option: Any) -> Path:
     return files[group][str(option)]
 
 
-def where(path: Path, conf_dir: Path) -> str:
+def option_label(path: Path, conf_dir: Path) -> str:
     """An option file as errors name it: ``conf/<group>/<file>`` for the package's, else its path (a user's)."""
     return f"conf/{path.parent.name}/{path.name}" if path.parent.parent == conf_dir else str(path)
