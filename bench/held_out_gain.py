@@ -1,6 +1,7 @@
 """The sampled held-out reward at the start and the end of runs, from their per-task validation files, with intervals.
 
     python bench/held_out_gain.py runs=[/path/run_s0,/path/run_s1,...] [vs=[/path/other_s0,/path/other_s1,...]]
+        [metric=sampled|score] [by_family=true]
 
 Each run's ``validation/step0.jsonl`` (before the first update) and its last validation of the whole set (the
 last ``validation/epoch-<k>.jsonl`` or ``end.jsonl`` holding every task of step 0) give each task's mean sampled
@@ -9,8 +10,11 @@ tasks (paired by task: the same held-out tasks at both ends). Over the runs: the
 interval over the runs (seeds). With ``vs=`` (runs paired by position, the same seeds), the end-mean difference
 ``runs - vs`` per pair, and its 95% t interval over the pairs (``report.stats.paired_difference``).
 
-Deliberately left out: the greedy ``score`` (a pass/fail of one sample per task: the sampled reward moves in
-finer steps), per-family tables (``python -m lightning_genenv.report``) and unpaired comparisons.
+``metric=score`` reads each task's greedy ``score`` (pass/fail of one greedy completion: the benchmarks'
+accuracy) instead of its mean sampled reward. ``by_family=true`` repeats the tables for each task family of the
+step-0 file (under ``data=paper`` a family is a benchmark: api_bank, bfcl, bamboogle), after the overall one.
+
+Deliberately left out: unpaired comparisons, and intervals for one run's family rows beyond the t over its tasks.
 """
 
 from __future__ import annotations
@@ -27,31 +31,47 @@ from lightning_genenv.report.stats import paired_difference
 from lightning_genenv.tasks import DataError, read_jsonl_strict
 
 
-def task_means(path: Path) -> dict[str, float]:
-    """Each task's mean sampled reward in one validation file."""
-    out = {}
+METRICS = ("sampled", "score")
+
+
+def _records(path: Path) -> list[dict]:
     try:
-        records = read_jsonl_strict(path)
+        return read_jsonl_strict(path)
     except DataError as e:
         raise SystemExit(str(e)) from None
-    for r in records:
-        rewards = r.get("sampled_rewards")
-        if not rewards:
-            raise SystemExit(f"{path}: task {r.get('task')}: no sampled_rewards (agent.val_num_generations=0?)")
-        out[r["task"]] = sum(rewards) / len(rewards)
-    return out
 
 
-def start_end(run: Path) -> tuple[dict[str, float], dict[str, float]]:
+def _value(path: Path, r: dict, metric: str) -> float:
+    if metric == "score":
+        if not isinstance(r.get("score"), (int, float)):
+            raise SystemExit(f"{path}: task {r.get('task')}: no greedy score")
+        return float(r["score"])
+    rewards = r.get("sampled_rewards")
+    if not rewards:
+        raise SystemExit(f"{path}: task {r.get('task')}: no sampled_rewards (agent.val_num_generations=0?)")
+    return sum(rewards) / len(rewards)
+
+
+def task_means(path: Path, metric: str = "sampled") -> dict[str, float]:
+    """Each task's mean sampled reward (``metric=score``: its greedy score) in one validation file."""
+    return {r["task"]: _value(path, r, metric) for r in _records(path)}
+
+
+def task_families(run: Path) -> dict[str, str]:
+    """Each task's family in the run's step-0 validation."""
+    return {r["task"]: str(r.get("family", "?")) for r in _records(run / "validation" / "step0.jsonl")}
+
+
+def start_end(run: Path, metric: str = "sampled") -> tuple[dict[str, float], dict[str, float]]:
     """The run's step-0 validation and its last validation of the same (whole) set of tasks."""
     vdir = run / "validation"
     if not (vdir / "step0.jsonl").is_file():
         raise SystemExit(f"{vdir / 'step0.jsonl'}: no step-0 validation (trainer.val_before_training=false?)")
-    start = task_means(vdir / "step0.jsonl")
+    start = task_means(vdir / "step0.jsonl", metric)
     files = sorted(vdir.glob("epoch-*.jsonl"), key=lambda p: int(p.stem.split("-")[1]))
     files += [vdir / "end.jsonl"] if (vdir / "end.jsonl").is_file() else []
     for path in reversed(files):
-        end = task_means(path)
+        end = task_means(path, metric)
         if end.keys() == start.keys():
             return start, end
     raise SystemExit(f"{vdir}: no validation after step 0 holds all of its {len(start)} tasks (did the run finish?)")
@@ -67,36 +87,56 @@ def gain(start: dict[str, float], end: dict[str, float]) -> tuple[float, float, 
 class Args:
     runs: list[str] = MISSING  # run directories
     vs: list[str] = field(default_factory=list)  # runs of the other setting, paired with runs by position
+    metric: str = "sampled"  # sampled: each task's mean sampled reward; score: its greedy score
+    by_family: bool = False  # also one table per task family (data=paper: per benchmark)
 
 
-def main(argv: list[str]) -> list[str]:
-    args = parse_script_args(argv, __doc__, Args)
-    if args is None:
-        return []
-    runs = [Path(r) for r in args.runs]
+def _only(values: dict[str, float], tasks: set[str] | None) -> dict[str, float]:
+    return values if tasks is None else {t: v for t, v in values.items() if t in tasks}
+
+
+def _tables(runs, ends_of_runs, other, ends_of_other, tasks: set[str] | None) -> list[str]:
+    """The per-run gain table and, with ``other``, the paired end differences, over ``tasks`` (None: all)."""
     rows = ["| run | tasks | start | end | gain [95% CI over tasks] |", "|---|---|---|---|---|"]
     ends, gains = [], []
-    for run in runs:
-        start, end = start_end(run)
-        g, lo, hi, n = gain(start, end)
+    for run, (start, end) in zip(runs, ends_of_runs):
+        start, end = _only(start, tasks), _only(end, tasks)
         ends.append(statistics.fmean(end.values()))
-        gains.append(g)
-        rows.append(f"| {run.name} | {n} | {statistics.fmean(start.values()):.3f} | {ends[-1]:.3f} | "
-                    f"{g:+.3f} [{lo:+.3f}, {hi:+.3f}] |")
+        g = gain(start, end)
+        gains.append(ends[-1] - statistics.fmean(start.values()))
+        cell = f"{g[0]:+.3f} [{g[1]:+.3f}, {g[2]:+.3f}]" if g is not None else f"{gains[-1]:+.3f} (no interval)"
+        rows.append(f"| {run.name} | {len(start)} | {statistics.fmean(start.values()):.3f} | {ends[-1]:.3f} | {cell} |")
     over = paired_difference(gains, [0.0] * len(gains))
     if over is not None:
         rows.append(f"| mean over {len(runs)} runs | | | | {over[0]:+.3f} [{over[1]:+.3f}, {over[2]:+.3f}] (t over runs) |")
-    if args.vs:
-        other = [Path(r) for r in args.vs]
-        if len(other) != len(runs):
-            raise SystemExit(f"runs has {len(runs)} runs and vs {len(other)}: they are paired by position")
-        other_ends = [statistics.fmean(start_end(r)[1].values()) for r in other]
+    if other:
+        other_ends = [statistics.fmean(_only(end, tasks).values()) for _, end in ends_of_other]
         rows += ["", "| pair | end | vs end | difference |", "|---|---|---|---|"]
         rows += [f"| {a.name} − {b.name} | {x:.3f} | {y:.3f} | {x - y:+.3f} |"
                  for a, b, x, y in zip(runs, other, ends, other_ends)]
         d = paired_difference(ends, other_ends)
         if d is not None:
             rows.append(f"| mean over {d[3]} pairs | | | {d[0]:+.3f} [{d[1]:+.3f}, {d[2]:+.3f}] |")
+    return rows
+
+
+def main(argv: list[str]) -> list[str]:
+    args = parse_script_args(argv, __doc__, Args)
+    if args is None:
+        return []
+    if args.metric not in METRICS:
+        raise SystemExit(f"error: metric={args.metric!r}: one of {', '.join(METRICS)}")
+    runs, other = [Path(r) for r in args.runs], [Path(r) for r in args.vs]
+    if other and len(other) != len(runs):
+        raise SystemExit(f"runs has {len(runs)} runs and vs {len(other)}: they are paired by position")
+    ours = [start_end(r, args.metric) for r in runs]
+    theirs = [start_end(r, args.metric) for r in other]
+    rows = _tables(runs, ours, other, theirs, None)
+    if args.by_family:
+        families = task_families(runs[0])
+        for fam in sorted(set(families.values())):
+            rows += ["", f"### {fam}", ""]
+            rows += _tables(runs, ours, other, theirs, {t for t, f in families.items() if f == fam})
     print("\n".join(rows))
     return rows
 

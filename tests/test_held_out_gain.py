@@ -49,3 +49,40 @@ def test_a_validation_line_that_is_not_json_is_refused_with_its_line(tmp_path):
     (tmp_path / "v.jsonl").write_text('{"task": "a", "sampled_rewards": [1.0]}\n{broken\n')
     with pytest.raises(SystemExit, match=r"1 not_json \(line 2\)"):
         gain_module.task_means(tmp_path / "v.jsonl")
+
+
+def _family_run(root, name, start, end):
+    """A run whose step 0 and end give each task (family, greedy score, sampled mean)."""
+    vdir = root / name / "validation"
+    vdir.mkdir(parents=True)
+    for fname, values in [("step0", start), ("end", end)]:
+        lines = [json.dumps({"task": t, "family": f, "score": s, "sampled_rewards": [m, m]})
+                 for t, (f, s, m) in values.items()]
+        (vdir / f"{fname}.jsonl").write_text("\n".join(lines) + "\n")
+    return root / name
+
+
+def test_greedy_score_and_per_family_tables_by_hand(tmp_path):
+    start = {"a1": ("api_bank", 0.0, 0.0), "a2": ("api_bank", 1.0, 0.5), "b1": ("bfcl", 0.0, 0.25)}
+    x0 = _family_run(tmp_path, "x0", start, {"a1": ("api_bank", 1.0, 0.5), "a2": ("api_bank", 1.0, 0.5),
+                                             "b1": ("bfcl", 0.0, 0.25)})
+    x1 = _family_run(tmp_path, "x1", start, {"a1": ("api_bank", 0.0, 0.5), "a2": ("api_bank", 1.0, 1.0),
+                                             "b1": ("bfcl", 1.0, 0.25)})
+    y0 = _family_run(tmp_path, "y0", start, start)
+    y1 = _family_run(tmp_path, "y1", start, start)
+    rows = gain_module.main([f"runs=[{x0},{x1}]", f"vs=[{y0},{y1}]", "metric=score", "by_family=true"])
+    text = "\n".join(rows)
+    # overall greedy: starts 1/3; ends x0 2/3, x1 2/3; y ends 1/3 -> differences +1/3, +1/3
+    assert "| x0 | 3 | 0.333 | 0.667 | +0.333" in text
+    api = text[text.index("### api_bank"):text.index("### bfcl")]
+    bfcl = text[text.index("### bfcl"):]
+    # api_bank: x0 ends 1.0 (start 0.5), x1 ends 0.5; y ends 0.5 -> differences +0.5, 0.0: mean +0.25
+    assert "| x0 | 2 | 0.500 | 1.000 | +0.500" in api and "| x1 | 2 | 0.500 | 0.500 | +0.000" in api
+    assert "| mean over 2 pairs | | | +0.250 [" in api
+    # bfcl, one task: no interval over tasks; x1 solves it -> differences 0, +1
+    assert "| x1 | 1 | 0.000 | 1.000 | +1.000 (no interval) |" in bfcl
+    assert "| mean over 2 pairs | | | +0.500 [" in bfcl
+    sampled = "\n".join(gain_module.main([f"runs=[{x0},{x1}]"]))
+    assert "| x0 | 3 | 0.250 | 0.417 | +0.167" in sampled  # the default metric is still the sampled mean
+    with pytest.raises(SystemExit, match="metric='pass'"):
+        gain_module.main([f"runs=[{x0}]", "metric=pass"])
