@@ -12,7 +12,8 @@ interval over the runs (seeds). With ``vs=`` (runs paired by position, the same 
 
 ``metric=score`` reads each task's greedy ``score`` (pass/fail of one greedy completion: the benchmarks'
 accuracy) instead of its mean sampled reward. ``by_family=true`` repeats the tables for each task family of the
-step-0 file (under ``data=paper`` a family is a benchmark: api_bank, bfcl, bamboogle), after the overall one.
+step-0 file, after the overall one; under ``data=paper`` one per benchmark (api_bank, bfcl, bamboogle: the
+tools' and classes' families pooled).
 
 Deliberately left out: unpaired comparisons, and intervals for one run's family rows beyond the t over its tasks.
 """
@@ -28,6 +29,7 @@ from omegaconf import MISSING
 
 from lightning_genenv.report.cli import parse_script_args
 from lightning_genenv.report.stats import paired_difference
+from lightning_genenv.seed_loading import benchmark_of
 from lightning_genenv.tasks import DataError, read_jsonl_strict
 
 
@@ -58,8 +60,10 @@ def task_means(path: Path, metric: str = "sampled") -> dict[str, float]:
 
 
 def task_families(run: Path) -> dict[str, str]:
-    """Each task's family in the run's step-0 validation."""
-    return {r["task"]: str(r.get("family", "?")) for r in _records(run / "validation" / "step0.jsonl")}
+    """Each task's family in the run's step-0 validation; a converted benchmark task's family is its
+    benchmark (``api_bank/<tool>`` counts as ``api_bank``: ``seed_loading.benchmark_of``)."""
+    families = {r["task"]: str(r.get("family", "?")) for r in _records(run / "validation" / "step0.jsonl")}
+    return {t: benchmark_of(f) or f for t, f in families.items()}
 
 
 def start_end(run: Path, metric: str = "sampled") -> tuple[dict[str, float], dict[str, float]]:

@@ -63,20 +63,20 @@ def _family_run(root, name, start, end):
 
 
 def test_greedy_score_and_per_family_tables_by_hand(tmp_path):
-    start = {"a1": ("api_bank", 0.0, 0.0), "a2": ("api_bank", 1.0, 0.5), "b1": ("bfcl", 0.0, 0.25)}
-    x0 = _family_run(tmp_path, "x0", start, {"a1": ("api_bank", 1.0, 0.5), "a2": ("api_bank", 1.0, 0.5),
+    start = {"a1": ("api_bank/ToolA", 0.0, 0.0), "a2": ("api_bank/ToolB", 1.0, 0.5), "b1": ("bfcl", 0.0, 0.25)}
+    x0 = _family_run(tmp_path, "x0", start, {"a1": ("api_bank/ToolA", 1.0, 0.5), "a2": ("api_bank/ToolB", 1.0, 0.5),
                                              "b1": ("bfcl", 0.0, 0.25)})
-    x1 = _family_run(tmp_path, "x1", start, {"a1": ("api_bank", 0.0, 0.5), "a2": ("api_bank", 1.0, 1.0),
+    x1 = _family_run(tmp_path, "x1", start, {"a1": ("api_bank/ToolA", 0.0, 0.5), "a2": ("api_bank/ToolB", 1.0, 1.0),
                                              "b1": ("bfcl", 1.0, 0.25)})
     y0 = _family_run(tmp_path, "y0", start, start)
     y1 = _family_run(tmp_path, "y1", start, start)
     rows = gain_module.main([f"runs=[{x0},{x1}]", f"vs=[{y0},{y1}]", "metric=score", "by_family=true"])
     text = "\n".join(rows)
     # overall greedy: starts 1/3; ends x0 2/3, x1 2/3; y ends 1/3 -> differences +1/3, +1/3
-    assert "| x0 | 3 | 0.333 | 0.667 | +0.333" in text
+    assert "| x0 | 3 | 0.333 | 0.667 | +0.333" in text and "### api_bank/" not in text
     api = text[text.index("### api_bank"):text.index("### bfcl")]
     bfcl = text[text.index("### bfcl"):]
-    # api_bank: x0 ends 1.0 (start 0.5), x1 ends 0.5; y ends 0.5 -> differences +0.5, 0.0: mean +0.25
+    # api_bank (its tools' families pooled): x0 ends 1.0 (start 0.5), x1 ends 0.5; y ends 0.5 -> differences +0.5, 0.0: mean +0.25
     assert "| x0 | 2 | 0.500 | 1.000 | +0.500" in api and "| x1 | 2 | 0.500 | 0.500 | +0.000" in api
     assert "| mean over 2 pairs | | | +0.250 [" in api
     # bfcl, one task: no interval over tasks; x1 solves it -> differences 0, +1
