@@ -1,4 +1,5 @@
-"""The sampled held-out reward at the start and the end of runs, from their per-task validation files, with intervals.
+"""The held-out reward (sampled, or the greedy score) at the start and the end of runs, from their per-task
+validation files, with intervals.
 
     python bench/held_out_gain.py runs=[/path/run_s0,/path/run_s1,...] [vs=[/path/other_s0,/path/other_s1,...]]
         [metric=sampled|score] [by_family=true]
@@ -99,11 +100,11 @@ def _only(values: dict[str, float], tasks: set[str] | None) -> dict[str, float]:
     return values if tasks is None else {t: v for t, v in values.items() if t in tasks}
 
 
-def _tables(runs, ends_of_runs, other, ends_of_other, tasks: set[str] | None) -> list[str]:
+def _tables(runs, runs_start_end, other, other_start_end, tasks: set[str] | None) -> list[str]:
     """The per-run gain table and, with ``other``, the paired end differences, over ``tasks`` (None: all)."""
     rows = ["| run | tasks | start | end | gain [95% CI over tasks] |", "|---|---|---|---|---|"]
     ends, gains = [], []
-    for run, (start, end) in zip(runs, ends_of_runs):
+    for run, (start, end) in zip(runs, runs_start_end):
         start, end = _only(start, tasks), _only(end, tasks)
         ends.append(statistics.fmean(end.values()))
         g = gain(start, end)
@@ -114,7 +115,7 @@ def _tables(runs, ends_of_runs, other, ends_of_other, tasks: set[str] | None) ->
     if over is not None:
         rows.append(f"| mean over {len(runs)} runs | | | | {over[0]:+.3f} [{over[1]:+.3f}, {over[2]:+.3f}] (t over runs) |")
     if other:
-        other_ends = [statistics.fmean(_only(end, tasks).values()) for _, end in ends_of_other]
+        other_ends = [statistics.fmean(_only(end, tasks).values()) for _, end in other_start_end]
         rows += ["", "| pair | end | vs end | difference |", "|---|---|---|---|"]
         rows += [f"| {a.name} − {b.name} | {x:.3f} | {y:.3f} | {x - y:+.3f} |"
                  for a, b, x, y in zip(runs, other, ends, other_ends)]
