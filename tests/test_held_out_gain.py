@@ -76,7 +76,8 @@ def test_greedy_score_and_per_family_tables_by_hand(tmp_path):
     assert "| x0 | 3 | 0.333 | 0.667 | +0.333" in text and "### api_bank/" not in text
     api = text[text.index("### api_bank"):text.index("### bfcl")]
     bfcl = text[text.index("### bfcl"):]
-    # api_bank (its tools' families pooled): x0 ends 1.0 (start 0.5), x1 ends 0.5; y ends 0.5 -> differences +0.5, 0.0: mean +0.25
+    # api_bank (its tools' families pooled): x0 ends 1.0 (start 0.5), x1 ends 0.5; y ends 0.5
+    # -> differences +0.5, 0.0: mean +0.25
     assert "| x0 | 2 | 0.500 | 1.000 | +0.500" in api and "| x1 | 2 | 0.500 | 0.500 | +0.000" in api
     assert "| mean over 2 pairs | | | +0.250 [" in api
     # bfcl, one task: no interval over tasks; x1 solves it -> differences 0, +1
