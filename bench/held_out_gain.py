@@ -25,6 +25,7 @@ import statistics
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
 from omegaconf import MISSING
 
@@ -32,9 +33,6 @@ from lightning_genenv.report.cli import parse_script_args
 from lightning_genenv.report.stats import paired_difference
 from lightning_genenv.seed_loading import benchmark_of
 from lightning_genenv.tasks import DataError, read_jsonl_strict
-
-
-METRICS = ("sampled", "score")
 
 
 def _records(path: Path) -> list[dict]:
@@ -92,7 +90,7 @@ def gain(start: dict[str, float], end: dict[str, float]) -> tuple[float, float, 
 class Args:
     runs: list[str] = MISSING  # run directories
     vs: list[str] = field(default_factory=list)  # runs of the other setting, paired with runs by position
-    metric: str = "sampled"  # sampled: each task's mean sampled reward; score: its greedy score
+    metric: Literal["sampled", "score"] = "sampled"  # sampled: each task's mean sampled reward; score: its greedy score
     by_family: bool = False  # also one table per task family (data=paper: per benchmark)
 
 
@@ -106,11 +104,12 @@ def _tables(runs, runs_start_end, other, other_start_end, tasks: set[str] | None
     ends, gains = [], []
     for run, (start, end) in zip(runs, runs_start_end):
         start, end = _only(start, tasks), _only(end, tasks)
+        start_mean = statistics.fmean(start.values())
         ends.append(statistics.fmean(end.values()))
+        gains.append(ends[-1] - start_mean)
         g = gain(start, end)
-        gains.append(ends[-1] - statistics.fmean(start.values()))
         cell = f"{g[0]:+.3f} [{g[1]:+.3f}, {g[2]:+.3f}]" if g is not None else f"{gains[-1]:+.3f} (no interval)"
-        rows.append(f"| {run.name} | {len(start)} | {statistics.fmean(start.values()):.3f} | {ends[-1]:.3f} | {cell} |")
+        rows.append(f"| {run.name} | {len(start)} | {start_mean:.3f} | {ends[-1]:.3f} | {cell} |")
     over = paired_difference(gains, [0.0] * len(gains))
     if over is not None:
         rows.append(f"| mean over {len(runs)} runs | | | | {over[0]:+.3f} [{over[1]:+.3f}, {over[2]:+.3f}] (t over runs) |")
@@ -129,8 +128,6 @@ def main(argv: list[str]) -> list[str]:
     args = parse_script_args(argv, __doc__, Args)
     if args is None:
         return []
-    if args.metric not in METRICS:
-        raise SystemExit(f"error: metric={args.metric!r}: one of {', '.join(METRICS)}")
     runs, other = [Path(r) for r in args.runs], [Path(r) for r in args.vs]
     if other and len(other) != len(runs):
         raise SystemExit(f"runs has {len(runs)} runs and vs {len(other)}: they are paired by position")
