@@ -42,13 +42,14 @@ import subprocess
 import sys
 import threading
 import time
+from contextlib import nullcontext
 from dataclasses import asdict
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from lightning_genenv.config import LoraConfig  # noqa: E402
+from lightning_genenv.config import AgentConfig, LoraConfig, SimulatorConfig  # noqa: E402
 
 import torch  # noqa: E402
 
@@ -57,6 +58,10 @@ SHAPES = {  # model -> agent (groups, n, prompt, completion), simulator (rows, p
     "embedded": {"agent": (1, 8, 128, 32), "simulator": (2, 128, 64)},
 }
 EPSILON, EPSILON_HIGH = 0.2, 0.28
+_SIM = SimulatorConfig()
+# the temperature each player's log-probs are taken at (the schema's defaults): TRL's side is given the same
+TEMPERATURE = {"agent": AgentConfig().temperature,
+               "simulator": _SIM.temperature if _SIM.fit_temperature is None else _SIM.fit_temperature}
 
 
 # ----------------------------------------------------------------------------- batches
@@ -133,7 +138,8 @@ def ours(player: str, model_name: str, args):
         cfg = full.simulator
         module = SimulatorModule(model, tok, cfg, full.curriculum.train_simulator, full.strategy.cpu_offload,
                                  full.trainer.max_nonfinite_steps)
-    module.log_dict = lambda *a, **k: None  # no trainer attached
+    module.log_dict = lambda *a, **k: None  # no trainer attached: nothing to log to, one process
+    module._on_any_rank = lambda flag: flag
     perturb(model)
 
     def step(batch):
@@ -158,7 +164,7 @@ def trl_side(player: str, model_name: str, args):
         rows, _, completion = args.shape["simulator"]
         n, loss_type, beta, correction = 2, "grpo", args.kl_coef, False
     cfg = trl.GRPOConfig(output_dir="/tmp/train_step_trl", per_device_train_batch_size=rows, num_generations=n,
-                         beta=beta, epsilon=EPSILON, epsilon_high=EPSILON_HIGH, loss_type=loss_type,
+                         beta=beta, temperature=TEMPERATURE[player], epsilon=EPSILON, epsilon_high=EPSILON_HIGH, loss_type=loss_type,
                          max_completion_length=completion, use_bias_correction_kl=correction, report_to="none",
                          use_cpu=not torch.cuda.is_available(), save_strategy="no", bf16=False)
     peft_config = None
@@ -180,13 +186,12 @@ def trl_side(player: str, model_name: str, args):
         width = inputs["completion_ids"].size(1)
         ids = torch.cat([inputs["prompt_ids"], inputs["completion_ids"]], 1)
         att = torch.cat([inputs["prompt_mask"], inputs["completion_mask"]], 1)
-        with torch.no_grad():  # as in TRL's _generate_and_score_completions: ref_model, or LoRA's base
-            if trainer.ref_model is not None:
-                ref = trainer._get_per_token_logps_and_entropies(trainer.ref_model, ids, att, width, batch_size=rows)
-            else:
-                with trainer.model.disable_adapter():
-                    ref = trainer._get_per_token_logps_and_entropies(trainer.model, ids, att, width, batch_size=rows)
-            inputs["ref_per_token_logps"] = ref[0]
+        if trainer.beta != 0.0:  # as in TRL's _generate_and_score_completions: ref_model, or LoRA's base; none at beta 0
+            lora_base = trainer.ref_model is None
+            with torch.no_grad(), (trainer.model.disable_adapter() if lora_base else nullcontext()):
+                ref_model = trainer.model if lora_base else trainer.ref_model
+                inputs["ref_per_token_logps"] = trainer._get_per_token_logps_and_entropies(
+                    ref_model, ids, att, width, batch_size=rows)[0]
         inputs["advantages"] = batch["advantages"] if player == "agent" else batch["weights"]
         loss = trainer.compute_loss(trainer.model, inputs)
         loss.backward()
@@ -253,6 +258,9 @@ def compare(player: str, model_name: str, args) -> dict:
     trl_model, _, trl_step = trl_side(player, model_name, args)
     batch = make_batch(player, ours_model.config.vocab_size, tok.pad_token_id, args.shape[player])
     tokens = int(batch["completion_mask"].sum())
+    if player == "agent":  # on-policy, as rollout=hf returns them: the sampler's log-probs are the policy's own
+        with torch.no_grad():
+            batch["sampling_logprobs"] = ours_step.module.logprobs(batch, TEMPERATURE["agent"])
 
     # equal work: same loss (agent) and same gradients (both), on the first (warm-up) step
     loss_ours, loss_trl = ours_step(batch), trl_step(batch)

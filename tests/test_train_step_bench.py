@@ -1,0 +1,32 @@
+"""bench/train_step.py: before timing, ours and TRL's GRPOTrainer must do equal work on the same batch.
+
+The script asserts it (the agent losses agree, both players' gradients agree); this runs that check on the tiny
+model at a small shape, with and without a KL term. It rotted once unnoticed: after the agent began taking the
+sampler's own log-probs as the old policy (``rollout=hf``, one iteration) and the default temperature moved to
+0.7, the script's synthetic batch (sampler log-probs of 0, TRL at its temperature 1.0) no longer described the
+same step on both sides, and at ``--beta 0`` it asked TRL for a reference model TRL does not build.
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+
+pytest.importorskip("trl", reason="trl not installed (pip install -e '.[bench]')")
+
+from tests.bench_scripts import load_bench_script  # noqa: E402
+
+bench = load_bench_script("train_step")
+
+
+@pytest.mark.parametrize("player", ["agent", "simulator"])
+@pytest.mark.parametrize("beta", [0.0, 0.04])
+def test_ours_and_trl_do_equal_work(player, beta):
+    args = SimpleNamespace(shape={"agent": (2, 4, 24, 8), "simulator": (2, 24, 8)}, beta=beta, kl_coef=0.1,
+                           loss_type="dapo", lora=False, stored_ref=False, reps=1, no_memory=True)
+    row = bench.compare(player, "tiny", args)  # raises when the losses or gradients differ
+    assert row["grad_rel_diff"] < 1e-3
+    if player == "agent":
+        assert row["loss_ours"] == pytest.approx(row["loss_trl"], rel=1e-4, abs=1e-6)
+    assert row["ours_s"] > 0 and row["trl_s"] > 0
