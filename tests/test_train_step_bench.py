@@ -20,7 +20,8 @@ from tests.bench_scripts import load_bench_script  # noqa: E402
 bench = load_bench_script("train_step")
 
 
-@pytest.mark.parametrize("player, beta", [("agent", 0.0), ("agent", 0.04), ("simulator", 0.0)])  # the simulator's KL is kl_coef
+# The simulator's KL weight is kl_coef, not beta: it runs once.
+@pytest.mark.parametrize("player, beta", [("agent", 0.0), ("agent", 0.04), ("simulator", 0.0)])
 def test_ours_and_trl_do_equal_work(player, beta):
     args = SimpleNamespace(shape={"agent": (2, 4, 24, 8), "simulator": (2, 24, 8)}, beta=beta, kl_coef=0.1,
                            loss_type="dapo", lora=False, stored_ref=False, reps=1, no_memory=True)
