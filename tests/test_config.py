@@ -172,6 +172,16 @@ def test_malformed_yaml_file_gives_clear_error(tmp_path):
         compose([], conf_dir=conf)
 
 
+def test_unreadable_option_file_gives_clear_error(tmp_path):
+    conf = tmp_path / "conf"
+    (conf / "model").mkdir(parents=True)
+    (conf / "config.yaml").write_text("defaults:\n  model: latin\n")
+    (conf / "model" / "latin.yaml").write_bytes(b"name: caf\xe9\n")  # Latin-1, not UTF-8
+    with pytest.raises(ConfigError, match=r"latin.yaml: cannot be read \(UnicodeDecodeError") as e:
+        compose([], conf_dir=conf)
+    assert "\n" not in str(e.value)
+
+
 def test_yaml_unknown_key_names_the_file(tmp_path):
     conf = tmp_path / "conf"
     (conf / "agent").mkdir(parents=True)

@@ -31,15 +31,27 @@ def nearest(word: str, options: list[str]) -> str:
     return f"; did you mean '{match[0]}'?" if match else f"; valid: {', '.join(sorted(options)[:12])}"
 
 
-def load_yaml_mapping(path: Path) -> dict:
-    """A YAML file that must hold a mapping; a one-line :class:`ConfigError` otherwise."""
+def _read(path: Path) -> str:
     try:
-        data = yaml.safe_load(path.read_text()) or {}
+        return path.read_text()
+    except (OSError, UnicodeDecodeError) as e:
+        raise ConfigError(f"{path}: cannot be read ({e.__class__.__name__}: {e})") from None
+
+
+def _parse_mapping(text: str, path: Path) -> dict:
+    try:
+        data = yaml.safe_load(text) or {}
     except yaml.YAMLError as e:
         raise ConfigError(f"{path}: not valid YAML ({str(e).splitlines()[0]})") from None
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: must be a mapping of keys")
     return data
+
+
+def load_yaml_mapping(path: Path) -> dict:
+    """A YAML file that must hold a mapping; a one-line :class:`ConfigError` otherwise (unreadable, not YAML,
+    not a mapping)."""
+    return _parse_mapping(_read(path), path)
 
 
 GLOBAL_PACKAGE = "# @package _global_"
@@ -48,12 +60,13 @@ GLOBAL_PACKAGE = "# @package _global_"
 def option_mapping(path: Path, group: str) -> dict:
     """A group option's file as a mapping rooted at the whole config: ``{group: <file>}``, or the file
     itself when its header (the comment lines before the first key) declares ``# @package _global_``."""
-    data = load_yaml_mapping(path)
+    text = _read(path)
     header = []
-    for line in path.read_text().splitlines():
+    for line in text.splitlines():
         if line.strip() and not line.lstrip().startswith("#"):
             break
         header.append(line.strip())
+    data = _parse_mapping(text, path)
     return data if GLOBAL_PACKAGE in header else {group: data}
 
 
