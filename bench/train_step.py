@@ -49,7 +49,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from lightning_genenv.config import AgentConfig, LoraConfig, SimulatorConfig  # noqa: E402
+from lightning_genenv.config import AgentConfig, LoraConfig, SimulatorConfig, fit_temperature  # noqa: E402
 
 import torch  # noqa: E402
 
@@ -58,10 +58,8 @@ SHAPES = {  # model -> agent (groups, n, prompt, completion), simulator (rows, p
     "embedded": {"agent": (1, 8, 128, 32), "simulator": (2, 128, 64)},
 }
 EPSILON, EPSILON_HIGH = 0.2, 0.28
-_SIM = SimulatorConfig()
 # the temperature each player's log-probs are taken at (the schema's defaults): TRL's side is given the same
-TEMPERATURE = {"agent": AgentConfig().temperature,
-               "simulator": _SIM.temperature if _SIM.fit_temperature is None else _SIM.fit_temperature}
+TEMPERATURE = {"agent": AgentConfig().temperature, "simulator": fit_temperature(SimulatorConfig())}
 
 
 # ----------------------------------------------------------------------------- batches

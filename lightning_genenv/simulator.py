@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import torch
 
+from lightning_genenv.config import fit_temperature
 from lightning_genenv.losses import rwr_loss
 from lightning_genenv.policy import PolicyModule
 
@@ -46,7 +47,7 @@ class SimulatorModule(PolicyModule):
         super().__init__(model, tokenizer, cfg.learning_rate, cfg.weight_decay, needs_anchor=trainable,
                          cpu_offload=cpu_offload, max_nonfinite_steps=max_nonfinite_steps)
         self.cfg = cfg
-        self.fit_temperature = cfg.fit_temperature if cfg.fit_temperature is not None else cfg.temperature
+        self.fit_temperature = fit_temperature(cfg)
         self.kl_exceeded = False
         self.steps_this_epoch = 0
         self.steps_undone = 0  # in total: steps that took the KL over kl_max

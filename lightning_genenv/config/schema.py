@@ -178,6 +178,11 @@ class SimulatorConfig:
               "simulator.objective=reinforce weighs the epoch's own generations; it needs simulator.rwr_set=epoch")
 
 
+def fit_temperature(sim) -> float:
+    """The temperature the simulator's RWR fits (and measures its KL) at: ``fit_temperature``, else ``temperature``."""
+    return sim.fit_temperature if sim.fit_temperature is not None else sim.temperature
+
+
 @dataclass
 class CurriculumConfig:
     name: str = "genenv"  # a label for reports (lightning_genenv/report groups runs by it)
