@@ -43,6 +43,8 @@ from lightning_genenv.config.options import (
     option_label,
     option_mapping,
     option_path,
+    parse_mapping,
+    read_config_text,
 )
 from lightning_genenv.config.schema import Config, ConfigError
 
@@ -201,11 +203,10 @@ def _compose_resume(cfg: DictConfig, run_dir: Path, cli_groups: dict, cli_keys: 
     if not saved.is_file():
         raise ConfigError(f"resume={run_dir}: no config.yaml there; pass the directory of a run")
     try:
-        empty = not saved.read_text(encoding="utf-8").strip()
-    except (OSError, UnicodeDecodeError) as e:
-        raise ConfigError(f"resume={run_dir}: cannot read {saved} ({e.__class__.__name__}: "
-                          f"{getattr(e, 'strerror', None) or e}); the run's config is needed to resume") from None
-    if empty:
+        text = read_config_text(saved)
+    except ConfigError as e:
+        raise ConfigError(f"resume={run_dir}: {e}; the run's config is needed to resume") from None
+    if not text.strip():
         raise ConfigError(f"resume={run_dir}: {saved} is empty; the run's config is needed to resume "
                           "(it would resume on the defaults)")
     if cli_groups:
@@ -213,7 +214,7 @@ def _compose_resume(cfg: DictConfig, run_dir: Path, cli_groups: dict, cli_keys: 
                           f"override single keys instead")
     from lightning_genenv.config.resume import refuse_unsafe_changes  # it imports this package
 
-    cfg = _merge(cfg, _inputs(load_yaml_mapping(saved)), str(saved), schema)
+    cfg = _merge(cfg, _inputs(parse_mapping(text, saved)), str(saved), schema)
     run_cfg = OmegaConf.to_container(cfg)
     for key, value in cli_keys:
         cfg = _merge(cfg, _nested(key, value), "the command line", schema)

@@ -31,14 +31,17 @@ def nearest(word: str, options: list[str]) -> str:
     return f"; did you mean '{match[0]}'?" if match else f"; valid: {', '.join(sorted(options)[:12])}"
 
 
-def _read(path: Path) -> str:
+def read_config_text(path: Path) -> str:
+    """A config file's text (UTF-8); a one-line :class:`ConfigError` when it cannot be read."""
     try:
-        return path.read_text()
+        return path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as e:
-        raise ConfigError(f"{path}: cannot be read ({e.__class__.__name__}: {e})") from None
+        raise ConfigError(f"cannot read {path} ({e.__class__.__name__}: "
+                          f"{getattr(e, 'strerror', None) or e})") from None
 
 
-def _parse_mapping(text: str, path: Path) -> dict:
+def parse_mapping(text: str, path: Path) -> dict:
+    """``text`` (read from ``path``) as a YAML mapping; a one-line :class:`ConfigError` otherwise."""
     try:
         data = yaml.safe_load(text) or {}
     except yaml.YAMLError as e:
@@ -51,7 +54,7 @@ def _parse_mapping(text: str, path: Path) -> dict:
 def load_yaml_mapping(path: Path) -> dict:
     """A YAML file that must hold a mapping; a one-line :class:`ConfigError` otherwise (unreadable, not YAML,
     not a mapping)."""
-    return _parse_mapping(_read(path), path)
+    return parse_mapping(read_config_text(path), path)
 
 
 GLOBAL_PACKAGE = "# @package _global_"
@@ -60,13 +63,13 @@ GLOBAL_PACKAGE = "# @package _global_"
 def option_mapping(path: Path, group: str) -> dict:
     """A group option's file as a mapping rooted at the whole config: ``{group: <file>}``, or the file
     itself when its header (the comment lines before the first key) declares ``# @package _global_``."""
-    text = _read(path)
+    text = read_config_text(path)
     header = []
     for line in text.splitlines():
         if line.strip() and not line.lstrip().startswith("#"):
             break
         header.append(line.strip())
-    data = _parse_mapping(text, path)
+    data = parse_mapping(text, path)
     return data if GLOBAL_PACKAGE in header else {group: data}
 
 
