@@ -1,0 +1,60 @@
+"""bench/archive_run.py on hand-made run directories: everything but the weights copied byte for byte with its
+hash, refusals before anything is written, and the copy read by held_out_gain as the run."""
+
+import hashlib
+import json
+
+import pytest
+
+from tests.bench_scripts import load_bench_script
+
+archive_module = load_bench_script("archive_run")
+gain_module = load_bench_script("held_out_gain")
+
+
+def _run(root, name, finished=True):
+    run = root / name
+    for rel, text in [("config.yaml", "seed: 0\n"), ("tb/agent/events.out.tfevents.1", "scalars"),
+                      ("pools/d_env.jsonl", '{"task": "g"}\n'),
+                      ("validation/step0.jsonl", '{"task": "a", "sampled_rewards": [0.0, 0.5]}\n'),
+                      ("validation/end.jsonl", '{"task": "a", "sampled_rewards": [1.0, 0.5]}\n'),
+                      ("checkpoints/last.ckpt", "weights"), ("final/agent/model.safetensors", "weights")]:
+        (run / rel).parent.mkdir(parents=True, exist_ok=True)
+        (run / rel).write_text(text)
+    if finished:
+        (run / "summary.json").write_text('{"wall_time_s": 1.0}\n')
+    return run
+
+
+def test_copies_all_but_the_weights_with_hashes(tmp_path):
+    run = _run(tmp_path, "r0")
+    (run / "big.bin").write_bytes(b"x" * 2048)
+    [target] = archive_module.main([f"runs=[{run}]", f"out={tmp_path / 'kept'}", "max_file_mb=0.001"])
+    assert target == tmp_path / "kept" / "r0"
+    record = json.loads((target / "archive.json").read_text())
+    assert sorted(record["files"]) == ["config.yaml", "pools/d_env.jsonl", "summary.json",
+                                       "tb/agent/events.out.tfevents.1", "validation/end.jsonl",
+                                       "validation/step0.jsonl"]
+    assert record["left_out"] == {"big.bin": "2048 bytes, over max_file_mb", "checkpoints/": "weights",
+                                  "final/": "weights"}
+    assert not (target / "checkpoints").exists() and not (target / "final").exists()
+    for rel, entry in record["files"].items():
+        data = (run / rel).read_bytes()
+        assert (target / rel).read_bytes() == data
+        assert entry == {"bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+    assert gain_module.start_end(target) == gain_module.start_end(run)  # an analysis reads the copy as the run
+
+
+def test_refusals_name_each_run_and_write_nothing(tmp_path):
+    good, unfinished = _run(tmp_path, "good"), _run(tmp_path, "half", finished=False)
+    (tmp_path / "not_a_run").mkdir()
+    out = tmp_path / "kept"
+    with pytest.raises(SystemExit) as e:
+        archive_module.main([f"runs=[{good},{unfinished},{tmp_path / 'not_a_run'}]", f"out={out}"])
+    assert "half: no summary.json (unfinished" in str(e.value) and "not_a_run: not a run directory" in str(e.value)
+    assert not out.exists()
+    archive_module.main([f"runs=[{unfinished}]", f"out={out}", "unfinished=true"])
+    with pytest.raises(SystemExit, match="half: exists"):
+        archive_module.main([f"runs=[{unfinished}]", f"out={out}", "unfinished=true"])
+    with pytest.raises(SystemExit, match="same directory name"):
+        archive_module.main([f"runs=[{good},{tmp_path / 'other' / 'good'}]", f"out={tmp_path / 'k2'}"])
