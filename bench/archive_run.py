@@ -23,7 +23,6 @@ tensor's byte hash where a reproduction must be checked), compression, and commi
 
 from __future__ import annotations
 
-import hashlib
 import json
 import shutil
 import sys
@@ -32,6 +31,7 @@ from pathlib import Path
 
 from omegaconf import MISSING
 
+from lightning_genenv.atomic import sha256_file
 from lightning_genenv.report.cli import parse_script_args
 
 WEIGHTS = ("checkpoints", "final")  # top-level folders of a run directory that hold weights
@@ -55,10 +55,12 @@ def plan(run: Path, max_bytes: int) -> tuple[list[Path], dict[str, str]]:
                 left_out[rel.as_posix() + "/"] = "weights"
         elif path.is_symlink() or not (path.is_file() or path.is_dir()):
             left_out[rel.as_posix()] = "not a plain file"
-        elif path.is_file() and path.stat().st_size > max_bytes:
-            left_out[rel.as_posix()] = f"{path.stat().st_size} bytes, over max_file_mb"
         elif path.is_file():
-            files.append(rel)
+            size = path.stat().st_size
+            if size > max_bytes:
+                left_out[rel.as_posix()] = f"{size} bytes, over max_file_mb"
+            else:
+                files.append(rel)
     return files, left_out
 
 
@@ -80,8 +82,7 @@ def archive(run: Path, target: Path, max_bytes: int) -> dict:
         dest = target / rel
         dest.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(run / rel, dest)
-        record["files"][rel.as_posix()] = {"bytes": dest.stat().st_size,
-                                           "sha256": hashlib.sha256(dest.read_bytes()).hexdigest()}
+        record["files"][rel.as_posix()] = {"bytes": dest.stat().st_size, "sha256": sha256_file(dest)}
     (target / "archive.json").write_text(json.dumps(record, indent=1) + "\n")
     return record
 

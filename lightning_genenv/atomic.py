@@ -1,6 +1,7 @@
 """Files that a reader sees whole or not at all: a temp file of its own next to the target, fsynced, then
 renamed over it (``os.replace`` is atomic on POSIX). Used for ``config.yaml``, ``run_record.json``, every
-JSONL file the run writes and the TensorBoard files a resume trims.
+JSONL file the run writes and the TensorBoard files a resume trims; and :func:`sha256_file`, a file's hash read
+in blocks (checkpoints' sidecars, ``bench/archive_run.py``), here so that a caller need not import torch for it.
 
 Deliberately left out: fsyncing the directory after the rename (a power cut may keep the old file, never
 a partial one) and locking (concurrent writers each rename a whole file; the last one wins).
@@ -8,6 +9,7 @@ a partial one) and locking (concurrent writers each rename a whole file; the las
 
 from __future__ import annotations
 
+import hashlib
 import os
 import tempfile
 from contextlib import contextmanager
@@ -33,3 +35,12 @@ def atomic_writer(path: str | Path, binary: bool = False) -> Iterator[IO]:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def sha256_file(path: str | Path) -> str:
+    """The SHA-256 of a file's bytes, read 1 MiB at a time."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()

@@ -17,7 +17,6 @@ one), and repairing a damaged checkpoint (there is no second copy: the error say
 
 from __future__ import annotations
 
-import hashlib
 import os
 import random
 import zipfile
@@ -26,19 +25,12 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from lightning_genenv.atomic import sha256_file
 from lightning_genenv.coevolution.telemetry import Timers
 
 
 class CheckpointError(RuntimeError):
     """A checkpoint that cannot be loaded, in one line that names the file."""
-
-
-def sha256_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def sidecar(path: Path) -> Path:
