@@ -27,6 +27,8 @@ import json
 import sys
 from pathlib import Path
 
+from lightning_genenv.atomic import sha256_file
+
 TIMING = ("time/", "tokens_per_second", "wall_time_s", "peak_rss_gb")
 FILES = ("pools/d_train.jsonl", "pools/d_env.jsonl", "static_tasks.jsonl")
 PLAYERS = ("agent", "simulator")
@@ -37,7 +39,7 @@ def _timing(key: str) -> bool:
 
 
 def _sha256(path: Path) -> str | None:
-    return hashlib.sha256(path.read_bytes()).hexdigest() if path.exists() else None
+    return sha256_file(path) if path.exists() else None
 
 
 def _manifest(run: Path) -> list:
