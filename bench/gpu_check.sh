@@ -30,7 +30,7 @@ reports = [json.loads(p.read_text()) for p in sorted(pathlib.Path(sys.argv[1]).g
 sys.exit(0 if all(r == reports[0] for r in reports) else 1)
 PY
     fi
-    RESULT[$name]="$ok $(( $(date +%s) - start ))s $(python -c "import json;d=json.load(open('$OUT/$name/summary.json'));print('val/score=%.3f sim_epochs=%d' % (d.get('val/score', float('nan')), d['simulator_epochs']))")"
+    RESULT[$name]="$ok $(( $(date +%s) - start ))s $(python -c "import json;d=json.load(open('$OUT/$name/summary.json'));e=d['held_out']['end'];print('held-out score=%.3f reward=%.3f agent_steps=%d sim_epochs=%d' % (e['score'], e['reward_mean'], d['agent_steps'], d['simulator_epochs']))")"
   else
     RESULT[$name]="FAILED (see $OUT/$name.log: $(tail -1 "$OUT/$name.log"))"
   fi
@@ -62,3 +62,5 @@ echo
 echo "| run | result |"
 echo "|---|---|"
 for k in single ddp fsdp fsdp_offload vllm_bf16 vllm_parity; do [ -n "${RESULT[$k]:-}" ] && echo "| $k | ${RESULT[$k]} |"; done
+# exit status: 1 when any row failed (a SKIPPED row is not a failure)
+! printf '%s\n' "${RESULT[@]}" | grep -q -E "^(FAILED|AUTO DID NOT)|RANKS DIFFER"

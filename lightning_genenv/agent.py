@@ -30,7 +30,7 @@ steps), both per family too. After each epoch but the last it takes the fixed su
 (``val/*``); before the first update (the co-evolution callback, ``trainer.val_before_training``, logged at step
 0) and after the last epoch it takes the whole held-out set (``val_full/*``, and ``val/*`` on its subset, so the
 per-epoch curve never mixes the two). The overall means are torchmetrics
-``MeanMetric``\ s, so under data parallelism they average every rank's tasks.
+``MeanMetric`` objects, so under data parallelism they average every rank's tasks.
 
 Deliberately left out: multi-turn episodes and entropy bonuses.
 """

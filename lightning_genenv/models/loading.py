@@ -131,13 +131,17 @@ def load_from_config(model_cfg, name: str):
 def export_hf(model_cfg, name: str, model, tokenizer, out_dir: str | os.PathLike) -> None:
     """:func:`save_hf` for a model that may be FSDP-sharded: call it on every rank.
 
-    Sharded weights are gathered to a full CPU state dict, loaded on rank 0 into a fresh copy of
-    the same model (LoRA included), and saved from there.
+    The weights of an FSDP2 model (also on a one-rank mesh, ``strategy.devices=1``, and after a
+    forward that left the root unsharded) are gathered to a
+    full CPU state dict, loaded on rank 0 into a fresh copy of the same model (LoRA included), and
+    saved from there.
     """
+    from torch.distributed.fsdp import FSDPModule
+
     from lightning_genenv.distributed import world
 
-    rank, size = world()
-    if size > 1 and any(hasattr(p, "full_tensor") for p in model.parameters()):
+    rank, _ = world()
+    if any(isinstance(m, FSDPModule) for m in model.modules()):
         from torch.distributed.checkpoint.state_dict import StateDictOptions, get_model_state_dict
 
         state = get_model_state_dict(model, options=StateDictOptions(full_state_dict=True, cpu_offload=True))

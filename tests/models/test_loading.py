@@ -160,3 +160,31 @@ def test_embedded_model_loads_and_chats():
     out = model.generate(**ids, max_new_tokens=20, do_sample=False)
     answer = tok.decode(out[0, ids.input_ids.shape[1]:], skip_special_tokens=True)
     assert "Paris" in answer
+
+
+def test_export_gathers_a_one_process_fsdp2_model(tiny_dir, tmp_path):
+    """``strategy=fsdp strategy.devices=1`` shards onto a 1-rank mesh: the parameters are DTensors
+    though the world size is 1, and the export must still gather them (the H200 check found it did not)."""
+    import socket
+
+    import torch.distributed as dist
+    from torch.distributed.fsdp import fully_shard
+
+    from lightning_genenv.config import compose
+    from lightning_genenv.distributed import fingerprint
+    from lightning_genenv.models import export_hf
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=0, world_size=1)
+    try:
+        model_cfg = compose(["model=tiny", "model.lora.enabled=false", f"model.agent={tiny_dir}"]).model
+        model, tok = load_causal_lm(tiny_dir)
+        expected = fingerprint(model)
+        fully_shard(model)
+        model(torch.tensor([[1, 2, 3]]))  # a forward reshards: the unsharded storage is freed
+        export_hf(model_cfg, tiny_dir, model, tok, tmp_path / "agent")
+    finally:
+        dist.destroy_process_group()
+    assert fingerprint(AutoModelForCausalLM.from_pretrained(tmp_path / "agent")) == expected
