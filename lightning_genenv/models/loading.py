@@ -132,9 +132,8 @@ def export_hf(model_cfg, name: str, model, tokenizer, out_dir: str | os.PathLike
     """:func:`save_hf` for a model that may be FSDP-sharded: call it on every rank.
 
     The weights of an FSDP2 model (also on a one-rank mesh, ``strategy.devices=1``, and after a
-    forward that left the root unsharded) are gathered to a
-    full CPU state dict, loaded on rank 0 into a fresh copy of the same model (LoRA included), and
-    saved from there.
+    forward that left the root unsharded) are gathered to a full CPU state dict, loaded on rank 0
+    into a fresh copy of the same model (LoRA included), and saved from there.
     """
     from torch.distributed.fsdp import FSDPModule
 
