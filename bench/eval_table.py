@@ -18,7 +18,6 @@ Deliberately left out: paired differences (``bench/paired_items.py``), ALFWorld'
 
 from __future__ import annotations
 
-import json
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +25,7 @@ from pathlib import Path
 from omegaconf import MISSING
 
 from lightning_genenv.report.cli import parse_script_args
+from lightning_genenv.report.evals import SummaryError, read_summary
 
 HEADER = ("| evaluation | benchmark | interface | model | split | items | headline | value | 95% Wilson interval "
           "| reward_mean | truncated | wall |")
@@ -34,23 +34,6 @@ HEADER = ("| evaluation | benchmark | interface | model | split | items | headli
 @dataclass
 class Args:
     evals: list[str] = MISSING  # evaluate.py output directories (each holds summary.json)
-
-
-class SummaryError(ValueError):
-    pass
-
-
-def load(directory: Path) -> dict:
-    """An evaluation's ``summary.json``, checked for what a row needs."""
-    path = directory / "summary.json"
-    try:
-        s = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise SummaryError(f"{path}: unreadable ({type(e).__name__}: {e})") from None
-    headline = s.get("metric") if isinstance(s, dict) else None
-    if not isinstance(headline, str) or not isinstance(s.get(headline), (int, float)):
-        raise SummaryError(f"{path}: no headline metric (a mode=episode summary, or not evaluate.py's)")
-    return s
 
 
 def row(name: str, s: dict) -> str:
@@ -68,7 +51,7 @@ def main(argv: list[str]) -> list[str]:
     if args is None:
         return []
     try:
-        rows = [row(Path(d).name, load(Path(d))) for d in args.evals]
+        rows = [row(Path(d).name, read_summary(d)) for d in args.evals]
     except SummaryError as e:
         raise SystemExit(f"eval_table: {e}") from None
     lines = [HEADER, "|" + "---|" * HEADER.count(" | ") + "---|", *rows]

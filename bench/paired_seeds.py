@@ -18,7 +18,6 @@ Deliberately left out: unpaired (Welch) comparisons, and pooling items across se
 
 from __future__ import annotations
 
-import json
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +25,7 @@ from pathlib import Path
 from omegaconf import MISSING
 
 from lightning_genenv.report.cli import parse_script_args
+from lightning_genenv.report.evals import SummaryError, read_summary
 from lightning_genenv.report.stats import paired_difference
 
 SAME = ("benchmark", "interface", "split", "n_items", "metric")
@@ -41,38 +41,29 @@ class PairingError(ValueError):
     pass
 
 
-def headline(directory: str | Path) -> tuple[dict, float]:
-    """An evaluation's ``summary.json`` and its headline value."""
-    path = Path(directory) / "summary.json"
-    try:
-        s = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise PairingError(f"{path}: unreadable ({type(e).__name__}: {e})") from None
-    value = s.get(s.get("metric")) if isinstance(s, dict) and isinstance(s.get("metric"), str) else None
-    if not isinstance(value, (int, float)):
-        raise PairingError(f"{path}: no headline metric (not an evaluate.py summary, or a mode=episode one)")
-    return s, float(value)
+def headline(directory: str) -> tuple[dict, float]:
+    """An evaluation's ``summary.json`` (:func:`read_summary`) and its headline value."""
+    s = read_summary(directory)
+    return s, float(s[s["metric"]])
 
 
 def rows(a: list[str], b: list[str]) -> list[str]:
     if len(a) != len(b):
         raise PairingError(f"a has {len(a)} evaluations and b {len(b)}: they pair by seed, one each")
-    loaded = [(headline(x), headline(y)) for x, y in zip(a, b)]
-    first = loaded[0][0][0]
-    for (sa, _), (sb, _) in loaded:
-        for s in (sa, sb):
-            differs = [k for k in SAME if s.get(k) != first.get(k)]
-            if differs:
-                raise PairingError(f"{s.get('model')}: {', '.join(f'{k}={s.get(k)!r}' for k in differs)} "
-                                   f"differs from {first.get('model')}'s; pair evaluations of the same items only")
-    out = [f"| {Path(x).name} − {Path(y).name} | {va:.3f} | {vb:.3f} | {va - vb:+.3f} |"
-           for (x, y), ((_, va), (_, vb)) in zip(zip(a, b), loaded)]
-    d = paired_difference([va for (_, va), _ in loaded], [vb for _, (_, vb) in loaded])
-    mean_a = sum(va for (_, va), _ in loaded) / len(loaded)
-    mean_b = sum(vb for _, (_, vb) in loaded) / len(loaded)
+    sa, va = zip(*map(headline, a))
+    sb, vb = zip(*map(headline, b))
+    for s in (*sa, *sb):
+        differs = [k for k in SAME if s.get(k) != sa[0].get(k)]
+        if differs:
+            raise PairingError(f"{s.get('model')}: {', '.join(f'{k}={s.get(k)!r}' for k in differs)} "
+                               f"differs from {sa[0].get('model')}'s; pair evaluations of the same items only")
+    out = [f"| {Path(x).name} − {Path(y).name} | {u:.3f} | {v:.3f} | {u - v:+.3f} |"
+           for x, y, u, v in zip(a, b, va, vb)]
+    mean_a, mean_b = sum(va) / len(va), sum(vb) / len(vb)
+    d = paired_difference(list(va), list(vb))
     cell = f"{mean_a - mean_b:+.3f} (one pair: no interval)" if d is None else \
         f"**{d[0]:+.3f} [{d[1]:+.3f}, {d[2]:+.3f}]**"
-    out.append(f"| mean over {len(loaded)} seeds, 95% t interval | {mean_a:.3f} | {mean_b:.3f} | {cell} |")
+    out.append(f"| mean over {len(va)} seeds, 95% t interval | {mean_a:.3f} | {mean_b:.3f} | {cell} |")
     return out
 
 
@@ -82,7 +73,7 @@ def main(argv: list[str]) -> int:
         return 0
     try:
         lines = rows(list(args.a), list(args.b))
-    except PairingError as e:
+    except (PairingError, SummaryError) as e:
         print(f"paired_seeds: {e}", file=sys.stderr)
         return 2
     print("| a − b (by seed) | a | b | difference |")

@@ -163,8 +163,8 @@ def test_embedded_model_loads_and_chats():
 
 
 def test_export_gathers_a_one_process_fsdp2_model(tiny_dir, tmp_path):
-    """``strategy=fsdp strategy.devices=1`` shards onto a 1-rank mesh: the parameters are DTensors
-    though the world size is 1, and the export must still gather them (the H200 check found it did not)."""
+    """``strategy=fsdp strategy.devices=1`` shards onto a 1-rank mesh: the world size is 1 but the model is
+    FSDP2's, and the export must still gather it (the H200 check found it did not)."""
     import socket
 
     import torch.distributed as dist
@@ -183,7 +183,7 @@ def test_export_gathers_a_one_process_fsdp2_model(tiny_dir, tmp_path):
         model, tok = load_causal_lm(tiny_dir)
         expected = fingerprint(model)
         fully_shard(model)
-        model(torch.tensor([[1, 2, 3]]))  # a forward reshards: the unsharded storage is freed
+        model(torch.tensor([[1, 2, 3]]))  # the root stays unsharded after a forward: plain views, no DTensors
         export_hf(model_cfg, tiny_dir, model, tok, tmp_path / "agent")
     finally:
         dist.destroy_process_group()
