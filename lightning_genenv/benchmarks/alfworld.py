@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import os
 import re
+import warnings
 from collections import Counter
 from pathlib import Path
 
@@ -40,6 +41,7 @@ from lightning_genenv.models import default_cache_dir
 from lightning_genenv.parsing import _check_text
 
 CACHE_NAME = "expert_steps.jsonl"
+MANIFEST = "MANIFEST.jsonl"  # the shared copy's game list, as the builder reads it
 HISTORY = 8  # (action, observation) pairs kept before the current step
 MAX_STEPS = 60
 _SYSTEM = (
@@ -80,14 +82,29 @@ def render(initial: str, steps: list[dict], k: int) -> str:
     return "\n\n".join(lines)
 
 
+def _games_not_in_cache(root: Path, records: list[dict]) -> int:
+    """How many valid_seen games of ``root``'s manifest have no record in the cache (0 without a manifest)."""
+    if not (root / MANIFEST).is_file():
+        return 0
+    cached = {rec.get("game") for rec in records}
+    return sum(1 for game in read_jsonl(root / MANIFEST, Counter())
+               if game.get("split") == "valid_seen" and game.get("game_file") not in cached)
+
+
 def load(root: Path, skipped: Counter) -> list[BenchItem]:
     path = cache_path(root)
     if not path.is_file():
         raise BenchmarkDataError(
             f"alfworld: item cache not found: {path}; build it with "
             f"'python -m lightning_genenv.benchmarks.alfworld_build' (needs alfworld==0.3.5)")
+    records = read_jsonl(path, skipped)
+    missing = _games_not_in_cache(root, records)
+    if missing:  # an interrupted or limit= build: score what is there, and say so
+        skipped["game_not_in_cache"] += missing
+        warnings.warn(f"alfworld: {missing} valid_seen game(s) of {root / MANIFEST} are not in {path}; "
+                      f"rerun 'python -m lightning_genenv.benchmarks.alfworld_build' to finish the cache", stacklevel=2)
     items = []
-    for rec in read_jsonl(path, skipped):
+    for rec in records:
         if rec.get("error"):  # the builder could not play this game
             skipped["game_error"] += 1
             continue

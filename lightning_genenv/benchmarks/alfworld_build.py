@@ -82,7 +82,7 @@ def play(game_file: Path, tw_env) -> dict:
 
 
 def main(argv: list[str] | None = None) -> Path:
-    from lightning_genenv.benchmarks.alfworld import CACHE_NAME
+    from lightning_genenv.benchmarks.alfworld import CACHE_NAME, MANIFEST
     from lightning_genenv.benchmarks.eval_config import default_data_root
     from lightning_genenv.config import parse_overrides
     from lightning_genenv.models import default_cache_dir
@@ -92,7 +92,7 @@ def main(argv: list[str] | None = None) -> Path:
     if unknown:
         raise SystemExit(f"error: unknown argument(s) {sorted(unknown)}; use data_root=, out=, limit=")
     data_root = Path(str(args.get("data_root") or default_data_root() or "")) / "alfworld"
-    manifest = data_root / "MANIFEST.jsonl"
+    manifest = data_root / MANIFEST
     if not manifest.is_file():
         raise SystemExit(f"error: ALFWorld manifest not found: {manifest}")
     out = Path(str(args.get("out") or default_cache_dir() / "alfworld" / CACHE_NAME))

@@ -272,6 +272,21 @@ def test_alfworld_items_from_cache(tmp_path, monkeypatch):
     assert s["next_action_accuracy"] == 0.5 and s["games"] == 1 and s["accuracy_by_task_type"]
 
 
+def test_alfworld_partial_cache_counts_the_games_it_lacks(tmp_path, monkeypatch):
+    """An interrupted build scores the games it has, and says how many of the manifest's it lacks."""
+    monkeypatch.setenv("GENENV_ALFWORLD_CACHE", str(_alfworld_cache(tmp_path / "steps.jsonl")))
+    manifest = [{"split": "valid_seen", "game_file": "json_2.1.1/valid_seen/pick-Mug/trial_1/game.tw-pddl"},
+                {"split": "valid_seen", "game_file": "x/trial_4/game.tw-pddl"},
+                {"split": "valid_seen", "game_file": "json_2.1.1/valid_seen/never-built/trial_9/game.tw-pddl"},
+                {"split": "valid_seen", "game_file": "json_2.1.1/valid_seen/never-built/trial_10/game.tw-pddl"},
+                {"split": "train", "game_file": "json_2.1.1/train/not-scored/trial_11/game.tw-pddl"}]
+    (tmp_path / alfworld.MANIFEST).write_text("\n".join(json.dumps(g) for g in manifest) + "\n")
+    skipped = Counter()
+    with pytest.warns(UserWarning, match="2 valid_seen game"):
+        items = alfworld.load(tmp_path, skipped)
+    assert len(items) == 4 and skipped["game_not_in_cache"] == 2
+
+
 def test_alfworld_missing_cache_is_one_line(tmp_path, monkeypatch):
     monkeypatch.setenv("GENENV_ALFWORLD_CACHE", str(tmp_path / "missing.jsonl"))
     with pytest.raises(BenchmarkDataError, match="alfworld_build") as e:
