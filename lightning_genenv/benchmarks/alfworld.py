@@ -14,7 +14,9 @@ It is built once by ``python -m lightning_genenv.benchmarks.alfworld_build`` (ne
 observation, the last :data:`HISTORY` (action, observation) pairs before ``k``, the admissible
 actions at ``k``, and the expert's action at ``k`` as the gold. Only games the expert won are used,
 and the opening ``look`` is not an item: ALFWorld's expert wrapper emits it on reset, before the
-expert has planned anything.
+expert has planned anything. A cache that lacks some of the manifest's valid_seen games (an
+interrupted or ``limit=`` build) is scored as it is, with the missing games counted as skipped
+``game_not_in_cache`` and a warning.
 
 Scoring: the first line of the reply, minus a leading ``>`` or ``Action:`` and surrounding quotes,
 must equal the expert's action after lowercasing and whitespace normalization. Metrics:
