@@ -15,6 +15,12 @@ not: ``docs/results/*/fingerprint.json``). Compared exactly:
 
 Exits 0 when everything matches and prints one line per difference otherwise.
 
+``python bench/compare_runs.py --prefix RUN_A RUN_B`` compares only the agent's and simulator's TensorBoard
+scalars (time and speed left out, as above), at the steps both runs logged: for a run stopped early against a
+whole one, or two runs that should share their beginning (the same seed from a cold and from a warm model
+cache). Per player it prints how many steps were compared and the first step where a tag differs. Exits 0 when
+no step differs.
+
 Deliberately left out: checkpoints (they hold the pools and weights compared here, plus wall-clock
 state), TensorBoard histograms and texts, and the two cases where bytes and values disagree (NaN equals
 itself here; 0.0 and -0.0 differ).
@@ -110,8 +116,44 @@ def compare(a: dict, b: dict, counts: dict | None = None) -> list[str]:
     return diffs
 
 
+def first_divergence(a: dict[str, list], b: dict[str, list]) -> tuple[int, int | None, list[str]]:
+    """Over the (tag, step) pairs both scalar sets hold: how many steps were compared, the first step where a
+    value differs (None: none does) and the tags that differ there."""
+    va = {(tag, step): value for tag, points in a.items() for step, value in points}
+    vb = {(tag, step): value for tag, points in b.items() for step, value in points}
+    shared = va.keys() & vb.keys()
+    differing = sorted((step, tag) for tag, step in shared if va[tag, step] != vb[tag, step])
+    steps = len({step for _, step in shared})
+    if not differing:
+        return steps, None, []
+    first = differing[0][0]
+    return steps, first, [tag for step, tag in differing if step == first]
+
+
+def compare_prefix(a: Path, b: Path) -> int:
+    """``--prefix``: the scalars at the steps both runs logged; 1 when a step differs."""
+    differs = False
+    for player in PLAYERS:
+        steps, first, tags = first_divergence(_scalars(a / "tb" / player), _scalars(b / "tb" / player))
+        if not steps:
+            print(f"tb/{player}: no step logged by both")
+        elif first is None:
+            print(f"tb/{player}: identical over the {steps} steps both logged")
+        else:
+            differs = True
+            named = ", ".join(tags[:4]) + (f" and {len(tags) - 4} more" if len(tags) > 4 else "")
+            print(f"tb/{player}: first differs at step {first} ({named}); {steps} steps both logged")
+    return 1 if differs else 0
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    if len(argv) == 3 and argv[0] == "--prefix":
+        a, b = Path(argv[1]), Path(argv[2])
+        for side in (a, b):
+            if not (side / "tb").is_dir():
+                sys.exit(f"compare_runs: {side} has no tb/ (a run directory is needed for --prefix)")
+        return compare_prefix(a, b)
     if len(argv) == 3 and argv[0] == "--fingerprint":
         run, out = Path(argv[1]), Path(argv[2])
         out.write_text(json.dumps(fingerprint(run), indent=1) + "\n")
@@ -119,7 +161,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if len(argv) != 2:
         sys.exit("usage: python bench/compare_runs.py RUN_A RUN_B  (each a run directory or a fingerprint file)\n"
-                 "       python bench/compare_runs.py --fingerprint RUN OUT.json")
+                 "       python bench/compare_runs.py --fingerprint RUN OUT.json\n"
+                 "       python bench/compare_runs.py --prefix RUN_A RUN_B  (scalars at the steps both logged)")
     a, b = map(Path, argv)
     for side in (a, b):
         if not side.exists():
