@@ -47,8 +47,9 @@ def main() -> None:
     t0 = time.perf_counter()
     rollouts.start(progress=False)
     start_s = time.perf_counter() - t0
-    agent = AgentModule(model, tok, cfg.agent, rollouts=rollouts, shots_for=partial(dm.family_examples,
-                                                                                   k=cfg.agent.num_shots))
+    agent = AgentModule(model, tok, cfg.agent, cfg.trainer.accumulate_grad_batches, cfg.strategy.cpu_offload,
+                        cfg.trainer.max_nonfinite_steps, trainable=False, rollouts=rollouts,
+                        shots_for=partial(dm.family_examples, k=cfg.agent.num_shots))
     results = {"backend": backend, "chosen_because": why, "engine_start_s": round(start_s, 1)}
     old = dm.val[:OLD_VAL_TASKS]  # the split's held-out tasks come first (seeds.top_up_held_out)
     passes = [("old_default", old, OLD_VAL_GENERATIONS), ("subset", dm.val_subset, cfg.agent.val_num_generations),

@@ -84,11 +84,11 @@ class AgentModule(PolicyModule):
     def __init__(self, model, tokenizer, cfg, accumulate_grad_batches: int, cpu_offload: bool,
                  max_nonfinite_steps: int, *, trainable: bool, total_steps: int | None = None,
                  rollouts: Rollouts | None = None, shots_for: Callable[[Task], list[Task]] | None = None,
-                 is_cap: float | None = None):
+                 is_cap: float | None = None, val_seed: int = 0):
         """``rollouts``: the engines the agent samples with (validation); ``shots_for``: a task's few-shot
         examples; ``is_cap``: the truncated IS correction for an external sampler (vLLM), or None;
         ``trainable=False``: the agent never updates (``curriculum.train_agent``), every epoch's batches
-        are skipped."""
+        are skipped; ``val_seed``: the seed of validation's sampled attempts (:meth:`evaluate`)."""
         super().__init__(model, tokenizer, cfg.learning_rate, cfg.weight_decay, needs_anchor=cfg.beta > 0,
                          cpu_offload=cpu_offload, max_nonfinite_steps=max_nonfinite_steps)
         self.cfg = cfg
@@ -98,6 +98,7 @@ class AgentModule(PolicyModule):
         self.shots_for = shots_for
         self.is_cap = is_cap
         self.trainable = trainable
+        self.val_seed = val_seed
         self.val_samples: list[dict] = []  # the last validation's per-task records (evaluate)
         self.val_metrics: dict[str, float] = {}  # the last validation's (held_out_metrics)
         # val/score and val/reward_mean (and val_full/*) over every rank's tasks: torchmetrics syncs them at the
@@ -204,24 +205,29 @@ class AgentModule(PolicyModule):
     def evaluate(self, tasks: list) -> tuple[dict[str, float], list[dict]]:
         """Greedy ``val/score`` and sampled ``val/reward_mean`` (``val_num_generations`` attempts per task at
         the training temperature) on ``tasks``, overall and per family (:func:`validation_metrics`); and one
-        record per task: its greedy completion, ``score`` and ``reason``, and its ``sampled_rewards``."""
+        record per task: its greedy completion, ``score`` and ``reason``, and its ``sampled_rewards``.
+
+        The sampled attempts are seeded (``val_seed``, ``SamplingParams.seed``): the same weights on the same
+        tasks get the same attempts (two arms at step 0, a rerun), and validation leaves the random stream of
+        the training rollouts after it as it was, so how often a run validates does not change its training.
+        The greedy pass runs second and over the tasks in reverse order, so that it starts with the prompts
+        the sampled pass cached last (vLLM's prefix cache evicts the least recently used ones first)."""
         if self.engine is None or self.shots_for is None:
             raise RuntimeError("AgentModule.evaluate needs started rollouts and shots_for")
         prompts = [self.prompt(t) for t in tasks]
-        runs = {"val/score": SamplingParams(n=1, greedy=True, max_new_tokens=self.cfg.max_completion_length)}
-        if self.cfg.val_num_generations:
-            runs["val/reward_mean"] = SamplingParams(
-                n=self.cfg.val_num_generations, temperature=self.cfg.temperature, top_p=self.cfg.top_p,
-                max_new_tokens=self.cfg.max_completion_length)
         records = [{"task": t.id, "family": t.family} for t in tasks]
-        for name, params in runs.items():
-            for task, record, group in zip(tasks, records, self.engine.generate(prompts, params, desc=name)):
-                scored = [(sample, *_reward_and_reason(task, sample.text, self.cfg)) for sample in group]
-                if params.greedy:
-                    (sample, score, reason), = scored
-                    record.update(completion=sample.text, score=score, reason=reason)
-                else:
-                    record["sampled_rewards"] = [score for _, score, _ in scored]
+        if self.cfg.val_num_generations:
+            sampled = SamplingParams(n=self.cfg.val_num_generations, temperature=self.cfg.temperature,
+                                     top_p=self.cfg.top_p, max_new_tokens=self.cfg.max_completion_length,
+                                     seed=self.val_seed)
+            for task, record, group in zip(tasks, records, self.engine.generate(prompts, sampled,
+                                                                                desc="val/reward_mean")):
+                record["sampled_rewards"] = [_reward_and_reason(task, s.text, self.cfg)[0] for s in group]
+        greedy = SamplingParams(n=1, greedy=True, max_new_tokens=self.cfg.max_completion_length)
+        attempts = self.engine.generate(prompts[::-1], greedy, desc="val/score")[::-1]
+        for task, record, (sample,) in zip(tasks, records, attempts):
+            score, reason = _reward_and_reason(task, sample.text, self.cfg)
+            record.update(completion=sample.text, score=score, reason=reason)
         return validation_metrics(records, "val"), records
 
     def validation_step(self, batch: ValidationBatch, batch_idx: int) -> None:

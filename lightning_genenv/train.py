@@ -119,7 +119,8 @@ def run(cfg, argv: list[str] | None = None) -> Path:
     agent = AgentModule(agent_model, agent_tok, cfg.agent, acc, cfg.strategy.cpu_offload,
                         cfg.trainer.max_nonfinite_steps, total_steps=steps,
                         rollouts=rollouts, shots_for=partial(dm.family_examples, k=cfg.agent.num_shots),
-                        is_cap=importance_sampling_cap(cfg.rollout, backend), trainable=cur.train_agent)
+                        is_cap=importance_sampling_cap(cfg.rollout, backend), trainable=cur.train_agent,
+                        val_seed=cfg.seed)
     if sim_player is not None:
         simulator = SimulatorModule(*sim_player, cfg.simulator, cur.train_simulator,
                                     cfg.strategy.cpu_offload, cfg.trainer.max_nonfinite_steps)

@@ -16,6 +16,8 @@ import re
 from dataclasses import dataclass
 from typing import Protocol
 
+import torch
+
 
 class EngineError(RuntimeError):
     """An external rollout engine (vLLM) failed: one line that names it and its error. The run stops;
@@ -32,6 +34,17 @@ def engine_errors(engine: str, what: str):
         raise EngineError(f"{engine} failed in {what}: {type(e).__name__}: {first}") from e
 
 
+@contextlib.contextmanager
+def own_random_stream(seed: int):
+    """torch's global generators (the CPU's and each initialized CUDA device's) forked for the block and
+    seeded with ``seed``: the block's draws are a function of ``seed``, and the caller's streams go on
+    afterwards as if it had drawn nothing (a seeded :class:`SamplingParams`)."""
+    devices = list(range(torch.cuda.device_count())) if torch.cuda.is_initialized() else []
+    with torch.random.fork_rng(devices=devices):
+        torch.manual_seed(seed)
+        yield
+
+
 @dataclass(frozen=True)
 class SamplingParams:
     n: int = 1
@@ -39,6 +52,11 @@ class SamplingParams:
     top_p: float = 1.0
     max_new_tokens: int = 64
     greedy: bool = False
+    # None: torch's global random stream, which every call advances (training rollouts). An int: the call
+    # draws from a stream of its own seeded with it (own_random_stream), so that the same prompts and weights
+    # give the same samples and the global stream is left as it was: validation does not move the rollouts
+    # after it.
+    seed: int | None = None
 
 
 @dataclass

@@ -3,7 +3,8 @@
 Prompts are left-padded and sampled in chunks of ``batch_size`` prompts with
 ``num_return_sequences=n``. Log-probs are those of the sampled tokens under the
 temperature-scaled logits (``log_softmax(logits / T)``), the same quantity the trainer computes, so
-that they can serve as the old policy's log-probs. The progress bar counts samples (prompts x
+that they can serve as the old policy's log-probs. A seeded call (``SamplingParams.seed``) samples
+from a stream of its own and leaves torch's global one where it was. The progress bar counts samples (prompts x
 ``n``), advances after each chunk and shows the chunk's decode step (``token t/max``) in between.
 
 Deliberately left out: continuous batching and prefix caching (the vLLM backend's job).
@@ -11,13 +12,15 @@ Deliberately left out: continuous batching and prefix caching (the vLLM backend'
 
 from __future__ import annotations
 
+import contextlib
+
 import torch
 from tqdm.auto import tqdm
 from transformers import StoppingCriteria, StoppingCriteriaList
 
 from lightning_genenv.distributed import world
 from lightning_genenv.losses import cache_kwarg, output_cache
-from lightning_genenv.rollout.base import Sample, SamplingParams
+from lightning_genenv.rollout.base import Sample, SamplingParams, own_random_stream
 
 
 class HFEngine:
@@ -46,11 +49,13 @@ class HFEngine:
         self.model.eval()
         bar = tqdm(total=len(prompts) * params.n, desc=desc, unit="sample", leave=False,
                    disable=not (desc and self.progress))
+        seeded = params.seed is not None and not params.greedy
         try:
-            for start in range(0, len(prompts), self.batch_size):
-                chunk = prompts[start:start + self.batch_size]
-                groups.extend(self._generate_chunk(chunk, params, None if bar.disable else bar))
-                bar.update(len(chunk) * params.n)
+            with own_random_stream(params.seed) if seeded else contextlib.nullcontext():
+                for start in range(0, len(prompts), self.batch_size):
+                    chunk = prompts[start:start + self.batch_size]
+                    groups.extend(self._generate_chunk(chunk, params, None if bar.disable else bar))
+                    bar.update(len(chunk) * params.n)
         finally:
             bar.close()
             self.model.train(was_training)

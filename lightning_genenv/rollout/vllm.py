@@ -24,10 +24,16 @@
   :class:`~lightning_genenv.rollout.base.EngineError` naming vLLM and the error: the run stops in
   one line (``train.py``) and resumes from its last checkpoint.
 * Group sampling is one request per prompt with ``SamplingParams(n=num_generations)``, prefix
-  caching is on, and the sampled tokens' log-probs are returned as ``processed_logprobs``
-  (temperature-scaled, as the trainer computes them; with ``top_p < 1`` vLLM renormalizes over the
-  nucleus, the trainer does not). The progress bar is vLLM's own loop's, relabelled: it advances
-  as each prompt's group finishes, without splitting the batch.
+  caching is on, a seeded call (``SamplingParams.seed``, validation) runs inside
+  :func:`~lightning_genenv.rollout.base.own_random_stream`: the colocated engine samples from torch's
+  global generators, so its draws repeat for the same prompts, weights and engine state, and the
+  rollouts after it are untouched. (Not vLLM's per-request seeds: on CPU, vLLM 0.32 fails on a seeded
+  request whose prompt is prefilled in chunks. In another process, ``VLLM_ENABLE_V1_MULTIPROCESSING=1``,
+  the engine's generator is its own and a seed changes nothing.) The sampled
+  tokens' log-probs are returned as ``processed_logprobs`` (temperature-scaled, as the trainer
+  computes them; with ``top_p < 1`` vLLM renormalizes over the nucleus, the trainer does not).
+  The progress bar is vLLM's own loop's, relabelled: it advances as each prompt's group finishes,
+  without splitting the batch.
 
 vLLM's own log is kept to errors (``VLLM_LOGGING_LEVEL=ERROR``, set when this module is imported,
 before vLLM is); set ``VLLM_LOGGING_LEVEL=INFO`` to see its engine configuration and warnings.
@@ -41,6 +47,7 @@ implements it for CUDA only; on a GPU the colocated engines fit next to training
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import tempfile
@@ -51,7 +58,7 @@ from pathlib import Path
 import torch
 
 from lightning_genenv.config import ConfigError
-from lightning_genenv.rollout.base import Sample, SamplingParams, engine_errors
+from lightning_genenv.rollout.base import Sample, SamplingParams, engine_errors, own_random_stream
 
 os.environ.setdefault("VLLM_LOGGING_LEVEL", "ERROR")  # read by vLLM at its import: the user's value wins
 try:  # vLLM logs a few messages (Triton's missing CPU backend) before it configures its logger
@@ -73,12 +80,12 @@ def require_vllm() -> None:
 
 
 def cpu_kv_cache_bytes(gib: float | None) -> int:
-    """The KV cache on CPU: ``gib`` when set, else sized for the machine (5% of RAM, at most 2 GiB)."""
+    """The KV cache on CPU: ``gib`` when set, else sized for the machine (15% of RAM, at most 4 GiB)."""
     if gib is not None:
         return int(gib * 2**30)
     import psutil
 
-    return int(min(0.05 * psutil.virtual_memory().total, 2 * 2**30))
+    return int(min(0.15 * psutil.virtual_memory().total, 4 * 2**30))
 
 
 def unsupported_architectures(architectures: list[str]) -> list[str]:
@@ -283,8 +290,10 @@ class VLLMEngine:
             max_tokens=params.max_new_tokens, logprobs=0, stop_token_ids=sorted(self.eos_ids),
             detokenize=False, skip_special_tokens=True,
         )
+        seeded = params.seed is not None and not params.greedy
         bar = _bar(desc, len(prompts) * params.n) if desc and self.progress else False
-        with engine_errors("vLLM", f"generate ({desc or 'rollouts'})"):
+        with engine_errors("vLLM", f"generate ({desc or 'rollouts'})"), \
+                own_random_stream(params.seed) if seeded else contextlib.nullcontext():
             outputs = self.host.llm.generate([{"prompt_token_ids": list(p)} for p in prompts], sampling,
                                              use_tqdm=bar)
         groups = []

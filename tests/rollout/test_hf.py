@@ -49,6 +49,26 @@ def test_engine_greedy_is_deterministic_and_batch_independent(tiny):
     assert [g[0].completion_ids for g in together] == [g[0].completion_ids for g in alone]
 
 
+def test_a_seeded_call_repeats_its_samples_and_leaves_torchs_stream_as_it_was(tiny):
+    model, tok = tiny
+    engine = HFEngine(model, tok, batch_size=2)
+    prompts = [tok(text, add_special_tokens=False)["input_ids"] for text in ("one two", "three four five six")]
+    seeded = SamplingParams(n=4, max_new_tokens=8, temperature=1.5, seed=7)
+    torch.manual_seed(123)
+    first = engine.generate(prompts, seeded)
+    after_seeded = torch.rand(3)
+    torch.manual_seed(123)
+    second = engine.generate(prompts, seeded)
+    assert [[s.completion_ids for s in g] for g in first] == [[s.completion_ids for s in g] for g in second]
+    torch.manual_seed(123)
+    assert torch.equal(torch.rand(3), after_seeded)  # the seeded call drew nothing from the global stream
+    other = engine.generate(prompts, SamplingParams(n=4, max_new_tokens=8, temperature=1.5, seed=8))
+    assert [[s.completion_ids for s in g] for g in other] != [[s.completion_ids for s in g] for g in first]
+    torch.manual_seed(123)  # unseeded: the global stream is advanced, as every training rollout does
+    engine.generate(prompts, SamplingParams(n=4, max_new_tokens=8, temperature=1.5))
+    assert not torch.equal(torch.rand(3), after_seeded)
+
+
 def _greedy_by_hand(model, prompt, max_new_tokens, eos_ids):
     """Greedy decoding one token at a time with full forwards (no cache, no padding): the reference."""
     ids, out, logprobs = list(prompt), [], []

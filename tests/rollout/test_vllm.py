@@ -12,6 +12,7 @@ One vLLM engine per module (it runs in this process): the fixtures share it.
 """
 
 import copy
+import dataclasses
 import importlib.util
 import sys
 
@@ -132,6 +133,40 @@ def test_sampled_group_logprobs_match_the_trainer(setup):
             assert s.prompt_ids == prompt and len(s.logprobs) == len(s.completion_ids) > 0
             assert s.truncated == (s.completion_ids[-1] not in engine.eos_ids)
             assert torch.allclose(torch.tensor(s.logprobs), r, atol=LOGP_ATOL)
+
+
+@pytest.mark.slow
+@needs_vllm
+def test_a_seeded_call_repeats_its_samples_and_leaves_the_engines_stream_as_it_was(setup):
+    """Validation's sampled attempts (a seeded call) are the same every time and do not move the engine's
+    own stream, so the training rollouts after a validation are those the run would sample without it."""
+    model, _, engine, _ = setup
+    seeded = SamplingParams(n=4, temperature=1.0, max_new_tokens=10, seed=11)
+    plain = SamplingParams(n=4, temperature=1.0, max_new_tokens=10)
+
+    def ids(groups):
+        return [[s.completion_ids for s in g] for g in groups]
+
+    embeddings = model.get_input_embeddings().weight
+    with torch.no_grad():
+        embeddings.div_(30.0)  # the random model's own spread-out distributions, for this test only
+    engine.sync()
+    try:
+        first = ids(engine.generate(PROMPTS[:2], seeded))
+        assert ids(engine.generate(PROMPTS[:2], seeded)) == first
+        assert ids(engine.generate(PROMPTS[:2], dataclasses.replace(seeded, seed=12))) != first
+        torch.manual_seed(5)  # the colocated engine samples from torch's global generator
+        without = ids(engine.generate(PROMPTS[:2], plain))
+        torch.manual_seed(5)
+        engine.generate(PROMPTS[:2], seeded)
+        assert ids(engine.generate(PROMPTS[:2], plain)) == without
+        torch.manual_seed(5)
+        engine.generate(PROMPTS[:2], plain)  # an unseeded call does advance it
+        assert ids(engine.generate(PROMPTS[:2], plain)) != without
+    finally:
+        with torch.no_grad():
+            embeddings.mul_(30.0)
+        engine.sync()
 
 
 @pytest.mark.slow
