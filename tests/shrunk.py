@@ -11,6 +11,7 @@ TINY_ARGS = ["data.families=[weather,qa_arith]", "data.num_val=4", "data.seeds_p
              "simulator.max_completion_length=48", "simulator.kl_max=10.0", "trainer.max_epochs=2",
              "trainer.enable_progress_bar=false", "model.lora.enabled=false", "rollout=hf",
              "curriculum.k_min=0.0", "simulator.reject_near_duplicates=false",
-             # the KL term and a validation after every epoch (the defaults are beta 0 and every 3rd
-             # epoch): the tiny runs exercise the reference forward and every epoch's validation files
+             # the KL term and a validation after every epoch (the defaults are beta 0 and validation at
+             # step 0 and the end only): the tiny runs exercise the reference forward and every epoch's
+             # validation files
              "agent.beta=0.001", "trainer.val_every_n_epochs=1"]

@@ -220,3 +220,27 @@ def test_every_validation_writes_its_per_task_scores(run_dir):
             if prefix == "val_full":
                 end = summary["start" if name == "step0.jsonl" else "end"]
                 assert end["reward_mean"] == pytest.approx(reward_mean, abs=1e-6)
+
+
+@pytest.mark.slow
+def test_how_often_a_run_validates_does_not_change_what_it_trains(run_dir, tiny_sft_dir, tmp_path):
+    """Validation samples from a seeded stream of its own (rollout=hf here: torch's global generator, which the
+    training rollouts and the simulator's writing draw from): the fixture's run validates at step 0, after
+    epoch 0 and at the end; the same run validating at the end only trains exactly the same way: the same
+    pools, the same per-step training curves and the same final weights, and the same end validation."""
+    out = tmp_path / "end-only"
+    args = [f"model.agent={tiny_sft_dir}", f"model.simulator={tiny_sft_dir}", f"run_dir={out}", *TINY_ARGS, NO_TIES,
+            "data.num_val=6", "data.num_val_subset=2", "trainer.val_every_n_epochs=1000",
+            "trainer.val_before_training=false"]
+    assert train.main(args) == out
+    assert sorted(p.name for p in (out / "validation").iterdir()) == ["end.jsonl"]
+    for pool in ("d_env.jsonl", "d_train.jsonl"):
+        assert (out / "pools" / pool).read_text() == (run_dir / "pools" / pool).read_text(), pool
+    for player in ("agent", "simulator"):
+        final, reference = (load_file(d / "final" / player / "model.safetensors") for d in (out, run_dir))
+        assert all(torch.equal(final[k], reference[k]) for k in reference), player
+    ours, theirs = _scalars(out / "tb" / "agent"), _scalars(run_dir / "tb" / "agent")
+    for tag in ("agent/loss", "agent/reward", "agent/grad_norm", "rollout/reward"):
+        assert [(e.step, e.value) for e in ours.Scalars(tag)] == [(e.step, e.value) for e in theirs.Scalars(tag)], tag
+    end = [json.loads(line) for line in (run_dir / "validation" / "epoch-1.jsonl").read_text().splitlines()]
+    assert [json.loads(line) for line in (out / "validation" / "end.jsonl").read_text().splitlines()] == end
