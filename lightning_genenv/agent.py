@@ -211,7 +211,8 @@ class AgentModule(PolicyModule):
         tasks get the same attempts (two arms at step 0, a rerun), and validation leaves the random stream of
         the training rollouts after it as it was, so how often a run validates does not change its training.
         The greedy pass runs second and over the tasks in reverse order, so that it starts with the prompts
-        the sampled pass cached last (vLLM's prefix cache evicts the least recently used ones first)."""
+        the sampled pass cached last (vLLM evicts the least recently used first). Alone that gained nothing
+        with the old 5% KV cache; the default cache holds the whole set's prompts (BENCHMARKS.md)."""
         if self.engine is None or self.shots_for is None:
             raise RuntimeError("AgentModule.evaluate needs started rollouts and shots_for")
         prompts = [self.prompt(t) for t in tasks]
