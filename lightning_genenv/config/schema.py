@@ -273,7 +273,7 @@ class RolloutConfig:
     gpu_memory_utilization: float = 0.05
     # vllm on CPU: the KV cache in GiB (vLLM's kv_cache_memory_bytes; null: sized for the machine, 15% of RAM
     # capped at 4 GiB, ~75k tokens of the 135M model in fp32 on a 24 GiB machine: a whole validation's prompts
-    # stay cached between its passes; 5% left them to be prefilled again, 8% slower, BENCHMARKS.md)
+    # stay cached between its passes; at 5% a whole validation took ~12% longer, BENCHMARKS.md)
     cpu_kv_cache_gib: Optional[float] = None
     tensor_parallel_size: int = 1  # vllm: GPUs per engine
     enforce_eager: bool = True  # no CUDA graphs / torch.compile: engine start ~40 s instead of ~220 s on CPU
