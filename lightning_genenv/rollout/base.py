@@ -35,13 +35,16 @@ def engine_errors(engine: str, what: str):
 
 
 @contextlib.contextmanager
-def own_random_stream(seed: int):
-    """torch's global generators (the CPU's and each initialized CUDA device's) forked for the block and
-    seeded with ``seed``: the block's draws are a function of ``seed``, and the caller's streams go on
-    afterwards as if it had drawn nothing (a seeded :class:`SamplingParams`)."""
+def own_random_stream(params: "SamplingParams"):
+    """For a seeded, sampled call: torch's global generators (the CPU's and each initialized CUDA device's)
+    forked for the block and seeded with ``params.seed``, so the block's draws are a function of it and the
+    caller's streams go on afterwards as if it had drawn nothing. Otherwise nothing changes."""
+    if params.seed is None or params.greedy:
+        yield
+        return
     devices = list(range(torch.cuda.device_count())) if torch.cuda.is_initialized() else []
     with torch.random.fork_rng(devices=devices):
-        torch.manual_seed(seed)
+        torch.manual_seed(params.seed)
         yield
 
 

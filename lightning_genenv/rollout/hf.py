@@ -12,8 +12,6 @@ Deliberately left out: continuous batching and prefix caching (the vLLM backend'
 
 from __future__ import annotations
 
-import contextlib
-
 import torch
 from tqdm.auto import tqdm
 from transformers import StoppingCriteria, StoppingCriteriaList
@@ -49,9 +47,8 @@ class HFEngine:
         self.model.eval()
         bar = tqdm(total=len(prompts) * params.n, desc=desc, unit="sample", leave=False,
                    disable=not (desc and self.progress))
-        seeded = params.seed is not None and not params.greedy
         try:
-            with own_random_stream(params.seed) if seeded else contextlib.nullcontext():
+            with own_random_stream(params):
                 for start in range(0, len(prompts), self.batch_size):
                     chunk = prompts[start:start + self.batch_size]
                     groups.extend(self._generate_chunk(chunk, params, None if bar.disable else bar))

@@ -47,7 +47,6 @@ implements it for CUDA only; on a GPU the colocated engines fit next to training
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import os
 import tempfile
@@ -290,10 +289,8 @@ class VLLMEngine:
             max_tokens=params.max_new_tokens, logprobs=0, stop_token_ids=sorted(self.eos_ids),
             detokenize=False, skip_special_tokens=True,
         )
-        seeded = params.seed is not None and not params.greedy
         bar = _bar(desc, len(prompts) * params.n) if desc and self.progress else False
-        with engine_errors("vLLM", f"generate ({desc or 'rollouts'})"), \
-                own_random_stream(params.seed) if seeded else contextlib.nullcontext():
+        with engine_errors("vLLM", f"generate ({desc or 'rollouts'})"), own_random_stream(params):
             outputs = self.host.llm.generate([{"prompt_token_ids": list(p)} for p in prompts], sampling,
                                              use_tqdm=bar)
         groups = []
