@@ -6,10 +6,11 @@ began; :func:`paired_difference` the mean of paired differences with its two-sid
 :func:`welch_difference` the difference of two independent samples' means (one run's tasks against another's)
 with its Welch 95% interval;
 :func:`wilson_interval` the 95% Wilson score interval of a proportion (``evaluate.py``'s accuracies);
-:func:`fmt_spread` writes ``mean ± sd``. Nothing here reads files or draws.
+:func:`fmt_spread` writes ``mean ± sd``; :func:`t_quantile` Student's t at any two-sided level (a Bonferroni interval
+for one of ``m`` comparisons is ``paired_difference(a, b, level=1 - 0.05 / m)``). Nothing here reads files or draws.
 
-Deliberately left out: tests other than these intervals (no p-values, no multiple-comparison correction), and
-interpolating series whose epochs differ (each x averages the seeds that logged it).
+Deliberately left out: tests other than these intervals (no p-values), and interpolating series whose epochs differ
+(each x averages the seeds that logged it).
 """
 
 from __future__ import annotations
@@ -44,16 +45,50 @@ def t975(df: int) -> float:
     return _T975[df - 1] if df <= len(_T975) else 1.96
 
 
-def paired_difference(a: list[float], b: list[float]) -> tuple[float, float, float, int] | None:
-    """Mean of ``a[i] - b[i]`` and its 95% t interval over the pairs: ``(mean, low, high, n)``; None with
-    fewer than two pairs (no interval). ``a`` and ``b`` are paired by position (the same seed)."""
+def _t_two_sided_mass(t: float, df: int) -> float:
+    """P(|T| <= t) for Student's t with ``df`` degrees of freedom (Abramowitz & Stegun 26.7.3-4, exact)."""
+    theta = math.atan(t / math.sqrt(df))
+    c2, s = math.cos(theta) ** 2, math.sin(theta)
+    if df % 2 == 0:
+        term, total = 1.0, 1.0
+        for k in range(1, df // 2):
+            term *= c2 * (2 * k - 1) / (2 * k)
+            total += term
+        return s * total
+    if df == 1:
+        return 2 * theta / math.pi
+    term, total = math.cos(theta), math.cos(theta)
+    for k in range(1, (df - 1) // 2):
+        term *= c2 * (2 * k) / (2 * k + 1)
+        total += term
+    return 2 / math.pi * (theta + s * total)
+
+
+def t_quantile(level: float, df: int) -> float:
+    """The ``t`` with P(|T| <= t) = ``level`` for ``df`` degrees of freedom (``t_quantile(0.95, 2)`` = 4.303)."""
+    if df < 1 or not 0 < level < 1:
+        raise ValueError(f"t_quantile needs df >= 1 and 0 < level < 1, got {df}, {level}")
+    low, high = 0.0, 1.0
+    while _t_two_sided_mass(high, df) < level:
+        high *= 2
+    for _ in range(200):
+        mid = (low + high) / 2
+        low, high = (mid, high) if _t_two_sided_mass(mid, df) < level else (low, mid)
+    return (low + high) / 2
+
+
+def paired_difference(a: list[float], b: list[float], level: float = 0.95) -> tuple[float, float, float, int] | None:
+    """Mean of ``a[i] - b[i]`` and its t interval over the pairs at ``level`` (95%: the table of :func:`t975`):
+    ``(mean, low, high, n)``; None with fewer than two pairs (no interval). ``a`` and ``b`` are paired by position
+    (the same seed)."""
     if len(a) != len(b):
         raise ValueError(f"paired_difference needs pairs: {len(a)} values against {len(b)}")
     diffs = [x - y for x, y in zip(a, b)]
     if len(diffs) < 2:
         return None
     mean = sum(diffs) / len(diffs)
-    half = t975(len(diffs) - 1) * statistics.stdev(diffs) / math.sqrt(len(diffs))
+    t = t975(len(diffs) - 1) if level == 0.95 else t_quantile(level, len(diffs) - 1)
+    half = t * statistics.stdev(diffs) / math.sqrt(len(diffs))
     return mean, mean - half, mean + half, len(diffs)
 
 
