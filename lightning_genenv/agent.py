@@ -18,7 +18,11 @@ pass reuses them, and with an external sampler (vLLM, ``is_cap`` from
 ``rollout.vllm_importance_sampling_*``) because its log-probs are not the trainer's: the PPO ratio
 then starts at 1 and the sampler/trainer gap becomes TRL's per-token truncated importance weight on
 the policy term (:func:`lightning_genenv.losses.truncated_is_weights`), instead of entering the ratio
-and being clipped as if it were policy drift.
+and being clipped as if it were policy drift. Below 32 bits (``trainer.precision=bf16-mixed``...) they are
+recomputed with ``rollout=hf`` too: the sampler's are not the step's forward (generation decodes token by token
+with a KV cache), and the precision noise between the two would enter the ratio. These forwards run in the
+trainer's precision context (:meth:`~lightning_genenv.policy.PolicyModule.precision_context`), so the first pass's
+ratio is exactly 1.
 
 Logged per step under ``agent/``, in TRL's names: ``reward``, ``reward_std``, ``frac_reward_zero_std``,
 ``entropy`` (the sampled tokens' mean ``-log p``, a Monte Carlo estimate), ``completions/{min,mean,max}_length``,
@@ -121,13 +125,14 @@ class AgentModule(PolicyModule):
 
     # ------------------------------------------------------------------ the epoch's groups
     def prepare_groups(self, groups: list[Group], layout: BatchLayout) -> list[Group]:
-        """:func:`prepared_groups`, and with ``num_iterations > 1`` or an external sampler (``is_cap``) the
-        old policy's and the reference's log-probs of this rank's groups, computed by the trainer once
-        before any update: each pass reuses them, and the sampler's own become the IS weights. An agent that
-        never updates (``trainable=False``) skips those forward passes: no step reads them."""
+        """:func:`prepared_groups`, and with ``num_iterations > 1``, an external sampler (``is_cap``) or a trainer
+        below 32 bits the old policy's and the reference's log-probs of this rank's groups, computed by the
+        trainer once before any update, in its precision context: each pass reuses them, and the sampler's own
+        become the IS weights. An agent that never updates (``trainable=False``) skips those forward passes: no
+        step reads them."""
         cfg = self.cfg
         groups = prepared_groups(groups, layout, cfg)
-        if not self.trainable or (cfg.num_iterations == 1 and self.is_cap is None):
+        if not self.trainable or (cfg.num_iterations == 1 and self.is_cap is None and not self.below_32_bit()):
             return groups
         local = layout.local(groups)
         with torch.no_grad():
@@ -153,7 +158,7 @@ class AgentModule(PolicyModule):
     def training_step(self, batch: dict, batch_idx: int) -> torch.Tensor:
         cfg = self.cfg
         logp = self.logprobs(batch, cfg.temperature)
-        old = batch.get("old_logprobs")  # recomputed by the trainer when num_iterations > 1
+        old = batch.get("old_logprobs")  # recomputed by the trainer (prepare_groups)
         recomputed = old is not None
         old = batch["sampling_logprobs"] if old is None else old  # else the sampler's: the rollout policy
         old = old.to(logp)

@@ -7,6 +7,14 @@ at construction, registered as a submodule so that Lightning moves (and checkpoi
 Under ``strategy=fsdp`` (Lightning's ``ModelParallelStrategy``), ``configure_model`` shards the
 policy and its frozen anchor with FSDP2 ``fully_shard``: every decoder layer, then the root.
 
+Every forward that yields log-probs (:meth:`PolicyModule.logprobs`, :meth:`PolicyModule.anchor_logprobs`) runs in
+the trainer's precision context (``trainer.precision``: bf16 or fp16 autocast under ``*-mixed``), the one Lightning
+runs ``training_step`` in, wherever it is called from: log-probs stored before a step (the old policy's, the
+reference's) and those taken after it are then computed as the step computes them. Outside a trainer, and under
+``32-true``, the context does nothing.
+
+Under ``16-mixed`` the optimizer step goes through Lightning's gradient scaler (:meth:`PolicyModule.optimizer_step`).
+
 Deliberately left out: tensor parallelism (the mesh's tensor dimension stays 1) and weight sync
 into an external rollout engine (the rollout backend's job).
 """
@@ -14,7 +22,7 @@ into an external rollout engine (the rollout backend's job).
 from __future__ import annotations
 
 import copy
-from contextlib import nullcontext
+from contextlib import contextmanager, nullcontext
 
 import lightning as L
 import torch
@@ -49,20 +57,39 @@ class PolicyModule(L.LightningModule):
         self.sharded = False  # FSDP2-sharded by configure_model (then its trainer places it)
         self._optimizer = None
 
+    def _precision_plugin(self):
+        """The trainer's precision plugin; None outside a trainer (or with a stand-in that has none)."""
+        return getattr(self._trainer, "precision_plugin", None)
+
+    @contextmanager
+    def precision_context(self):
+        """The trainer's forward context (autocast under ``*-mixed``), the one ``training_step`` runs in;
+        nothing outside a trainer. Nested inside ``training_step`` it changes nothing."""
+        plugin = self._precision_plugin()
+        with plugin.forward_context() if plugin is not None else nullcontext():
+            yield
+
+    def below_32_bit(self) -> bool:
+        """Whether the trainer computes in less than 32 bits (``bf16-*``, ``16-*``); False outside a trainer."""
+        plugin = self._precision_plugin()
+        return plugin is not None and plugin.precision not in ("32-true", "64-true")
+
     def logprobs(self, batch: dict, temperature: float = 1.0) -> torch.Tensor:
         """Per-token log-probs of the batch's completion tokens under the trainable policy."""
-        return sequence_logprobs(self.model, batch, temperature)
+        with self.precision_context():
+            return sequence_logprobs(self.model, batch, temperature)
 
     @torch.no_grad()
     def anchor_logprobs(self, batch: dict, temperature: float = 1.0) -> torch.Tensor | None:
         """Per-token log-probs under the frozen anchor, or None when the module keeps none."""
         if not self.has_anchor:
             return None
-        if self.anchor is not None:
-            return sequence_logprobs(self.anchor, batch, temperature)
-        ctx = self.model.disable_adapter() if is_peft(self.model) else nullcontext()
-        with ctx:
-            return sequence_logprobs(self.model, batch, temperature)
+        with self.precision_context():
+            if self.anchor is not None:
+                return sequence_logprobs(self.anchor, batch, temperature)
+            ctx = self.model.disable_adapter() if is_peft(self.model) else nullcontext()
+            with ctx:
+                return sequence_logprobs(self.model, batch, temperature)
 
     def configure_model(self) -> None:
         """FSDP2-shard the policy and its anchor once, when the strategy provides a device mesh."""
@@ -85,7 +112,25 @@ class PolicyModule(L.LightningModule):
 
     def optimizer_step(self, epoch, batch_idx, optimizer, optimizer_closure=None) -> None:
         """Skip (and count) a step whose loss or gradients are not finite; too many in a row stop
-        the run with :class:`NonFiniteError`, leaving the last checkpoint as it was."""
+        the run with :class:`NonFiniteError`, leaving the last checkpoint as it was.
+
+        Under ``16-mixed`` (a gradient scaler) the closure runs inside ``optimizer.step`` and its loss goes back
+        to Lightning's precision plugin, which unscales, clips, steps unless a gradient is not finite, and
+        updates the scale: an overflow only lowers the scale (the scaler's own skip), a non-finite loss is
+        counted here as well."""
+        if getattr(self._precision_plugin(), "scaler", None) is not None:
+            losses = []
+
+            def closure():
+                result = optimizer_closure() if optimizer_closure is not None else None
+                losses.append(result)
+                return result  # None (a skipped training_step): the plugin neither unscales nor steps
+
+            optimizer.step(closure=closure)
+            loss = losses[0] if losses else None
+            finite = loss is None or bool(torch.isfinite(loss.detach()).all())
+            self._count_step(self.trainer.strategy.reduce_boolean_decision(finite, all=True), optimizer)
+            return
         if optimizer_closure is not None:
             optimizer_closure()  # forward + backward; clipping still runs inside optimizer.step
         finite = all(bool(torch.isfinite(p.grad).all()) for p in self.trainable_parameters()
@@ -93,6 +138,11 @@ class PolicyModule(L.LightningModule):
         finite = self.trainer.strategy.reduce_boolean_decision(finite, all=True)
         if finite:
             optimizer.step()
+        self._count_step(finite, optimizer)
+
+    def _count_step(self, finite: bool, optimizer) -> None:
+        """The streak and the count of non-finite steps; a non-finite one's gradients are dropped."""
+        if finite:
             self.nonfinite_streak = 0
             return
         optimizer.zero_grad()

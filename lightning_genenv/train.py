@@ -60,7 +60,7 @@ from lightning_genenv.simulator import SimulatorModule
 from lightning_genenv.static_augment import static_tasks
 from lightning_genenv.sweep import FLAGS, multirun
 from lightning_genenv.tasks import DataError
-from lightning_genenv.trainers import make_trainer, processes, uses_gpu
+from lightning_genenv.trainers import make_trainer, precision_problem, processes, uses_gpu
 
 
 def frozen(cfg):
@@ -83,6 +83,8 @@ def run(cfg, argv: list[str] | None = None) -> Path:
     if cfg.strategy.cpu_offload and (cfg.strategy.accelerator == "cpu" or not torch.cuda.is_available()):
         raise ConfigError("strategy.cpu_offload=true offloads from GPUs to the CPU; it needs a GPU "
                           "(torch: 'Cannot access accelerator device when none is available')")
+    if problem := precision_problem(cfg.trainer.precision, uses_gpu(cfg.strategy)):  # before any model loads
+        raise ConfigError(problem)
     cfg = frozen(cfg)
     run_dir = Path(cfg.run_dir)
     ckpt_path = checkpoint_to_resume(run_dir, bool(cfg.resume), rank_zero_only.rank == 0)

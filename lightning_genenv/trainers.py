@@ -39,6 +39,17 @@ def processes(s) -> int:
     return 1 if s.name == "single" else s.num_nodes * devices_per_node(s)
 
 
+def precision_problem(precision: str, gpu: bool) -> str | None:
+    """Why ``trainer.precision`` cannot run where the strategy runs (``gpu``: on GPUs, :func:`uses_gpu`), or None.
+
+    ``16-mixed`` needs a GPU: on a CPU Lightning replaces it by ``bf16-mixed`` with a warning, so the run would
+    not be the one asked for. Every other value runs on both."""
+    if precision == "16-mixed" and not gpu:
+        return ("trainer.precision=16-mixed needs a GPU (fp16 autocast with a gradient scaler); on a CPU Lightning "
+                "would train in bf16-mixed instead: use trainer.precision=bf16-mixed or 32-true there")
+    return None
+
+
 def make_trainer(cfg, logger, callbacks=(), **kwargs) -> L.Trainer:
     """A Lightning trainer for one player, from the strategy and trainer groups."""
     s, t = cfg.strategy, cfg.trainer

@@ -42,7 +42,8 @@ class CoEvolutionCallback(L.Callback):
 
     def setup(self, trainer: L.Trainer, agent, stage: str) -> None:
         warning = self.run.setup(self.dm, agent.tokenizer,
-                                 progress=trainer.is_global_zero and self.cfg.trainer.enable_progress_bar)
+                                 progress=trainer.is_global_zero and self.cfg.trainer.enable_progress_bar,
+                                 forward_context=trainer.precision_plugin.forward_context)
         if warning:
             rank_zero_warn(warning)
 

@@ -21,6 +21,7 @@ checkpoint (the callback does those with Lightning), and the RNG state (:mod:`.c
 from __future__ import annotations
 
 import random
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -58,10 +59,11 @@ class CoEvolution:
         self.train_tokens = 0  # prompt + completion tokens this rank trains on this epoch
         self.checkpoint_time: float | None = None  # the last save's, logged with the next epoch's metrics
 
-    def setup(self, dm, tokenizer, progress: bool) -> str | None:
-        """Starts the engines and the pools on the loaded data; returns a warning where prompts may not
-        leave room for the completion (a configuration the data cannot serve raises ``ConfigError``)."""
-        self.rollouts.start(progress=progress)
+    def setup(self, dm, tokenizer, progress: bool, forward_context=nullcontext) -> str | None:
+        """Starts the engines (an in-process one generates in ``forward_context``, the trainer's precision
+        context) and the pools on the loaded data; returns a warning where prompts may not leave room for the
+        completion (a configuration the data cannot serve raises ``ConfigError``)."""
+        self.rollouts.start(progress=progress, forward_context=forward_context)
         warning = check_setup(self.cfg, dm, tokenizer)
         self.state.pools.start(dm.base)  # a checkpoint's pools replace these (Lightning restores after setup)
         self.source = task_source(self.cfg, self.rollouts, self.sim_tokenizer, dm.shot_pool, dm.static_tasks,

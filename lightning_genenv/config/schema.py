@@ -375,3 +375,8 @@ class Config:
         # one process here (the layout checks every process's share at the start, layout.BatchLayout.problem)
         uneven = BatchLayout.from_config(self.data, self.agent, self.trainer.accumulate_grad_batches, 1).uneven_steps()
         check(uneven is None, uneven)
+        if self.trainer.precision == "16-mixed":  # fp16 autocast with Lightning's gradient scaler
+            check(self.strategy.name != "fsdp", "trainer.precision=16-mixed: strategy=fsdp (Lightning's "
+                  "ModelParallelStrategy) does not support it; use bf16-mixed")
+            check(self.model.dtype != "float16", "trainer.precision=16-mixed needs float32 or bfloat16 weights "
+                  "(model.dtype): the gradient scaler cannot unscale float16 gradients")

@@ -1,5 +1,7 @@
 """Rollout engines behind one interface (:class:`RolloutEngine`)."""
 
+from contextlib import nullcontext
+
 from lightning_genenv.config import ConfigError
 from lightning_genenv.rollout.base import RolloutEngine, Sample, SamplingParams, encode_chat
 from lightning_genenv.rollout.hf import HFEngine
@@ -53,15 +55,16 @@ def describe(model) -> tuple[str, int]:
 
 
 def build_engine(backend: str, model, tokenizer, batch_size: int, progress: bool = True,
-                 rollout_cfg=None, share_with=None) -> RolloutEngine:
+                 rollout_cfg=None, share_with=None, forward_context=nullcontext) -> RolloutEngine:
     """The rollout engine named by ``rollout.backend`` for one policy.
 
     ``vllm`` needs ``rollout_cfg`` (the ``rollout`` config group); ``share_with`` is another vLLM
-    engine whose ``vllm.LLM`` this policy may share when the architectures match."""
+    engine whose ``vllm.LLM`` this policy may share when the architectures match; ``forward_context``: the
+    trainer's precision context, which the in-process ``hf`` engine generates in (vLLM runs its own dtype)."""
     if backend == "auto":  # resolved (and printed) by train.py; direct callers get the same choice
         backend, _ = choose_backend(backend, [describe(model)])
     if backend == "hf":
-        return HFEngine(model, tokenizer, batch_size=batch_size, progress=progress)
+        return HFEngine(model, tokenizer, batch_size=batch_size, progress=progress, forward_context=forward_context)
     if backend == "vllm":
         from lightning_genenv.rollout.vllm import VLLMEngine  # imports vllm lazily, inside
 

@@ -5,12 +5,17 @@ Prompts are left-padded and sampled in chunks of ``batch_size`` prompts with
 temperature-scaled logits (``log_softmax(logits / T)``), the same quantity the trainer computes, so
 that they can serve as the old policy's log-probs. A seeded call (``SamplingParams.seed``) samples
 from a stream of its own and leaves torch's global one where it was. The progress bar counts samples (prompts x
-``n``), advances after each chunk and shows the chunk's decode step (``token t/max``) in between.
+``n``), advances after each chunk and shows the chunk's decode step (``token t/max``) in between. Generation runs
+in ``forward_context`` (the trainer's precision context: bf16 autocast under ``trainer.precision=bf16-mixed``), so it
+samples the policy the trainer computes.
 
 Deliberately left out: continuous batching and prefix caching (the vLLM backend's job).
 """
 
 from __future__ import annotations
+
+from contextlib import nullcontext
+from typing import Callable, ContextManager
 
 import torch
 from tqdm.auto import tqdm
@@ -22,8 +27,10 @@ from lightning_genenv.rollout.base import Sample, SamplingParams, own_random_str
 
 
 class HFEngine:
-    def __init__(self, model, tokenizer, batch_size: int = 16, progress: bool = True):
+    def __init__(self, model, tokenizer, batch_size: int = 16, progress: bool = True,
+                 forward_context: Callable[[], ContextManager] = nullcontext):
         self.model = model
+        self.forward_context = forward_context
         self.progress = progress
         self.tokenizer = tokenizer
         self.batch_size = batch_size
@@ -48,7 +55,7 @@ class HFEngine:
         bar = tqdm(total=len(prompts) * params.n, desc=desc, unit="sample", leave=False,
                    disable=not (desc and self.progress))
         try:
-            with own_random_stream(params):
+            with own_random_stream(params), self.forward_context():
                 for start in range(0, len(prompts), self.batch_size):
                     chunk = prompts[start:start + self.batch_size]
                     groups.extend(self._generate_chunk(chunk, params, None if bar.disable else bar))

@@ -12,6 +12,8 @@ passes the chosen one; the config keeps what was asked for).
 
 from __future__ import annotations
 
+from contextlib import nullcontext
+
 from lightning_genenv.rollout import RolloutEngine, build_engine
 
 
@@ -40,14 +42,16 @@ class Rollouts:
         rollouts.agent, rollouts.simulator = agent, simulator
         return rollouts
 
-    def start(self, progress: bool) -> None:
-        """Build the engines (once); ``progress``: show their progress bars."""
+    def start(self, progress: bool, forward_context=nullcontext) -> None:
+        """Build the engines (once); ``progress``: show their progress bars; ``forward_context``: the trainer's
+        precision context, which an in-process engine generates in."""
         if self.agent is not None:
             return
         cfg, agent, sim = self.cfg, self._players["agent"], self._players["simulator"]
-        self.agent = build_engine(self.backend, *agent, cfg.batch_size, progress, cfg)
+        self.agent = build_engine(self.backend, *agent, cfg.batch_size, progress, cfg, forward_context=forward_context)
         if sim is not None:  # vllm: one shared engine when both players have one architecture
-            self.simulator = build_engine(self.backend, *sim, cfg.batch_size, progress, cfg, share_with=self.agent)
+            self.simulator = build_engine(self.backend, *sim, cfg.batch_size, progress, cfg, share_with=self.agent,
+                                          forward_context=forward_context)
 
     def engines(self) -> list[RolloutEngine]:
         return [e for e in (self.agent, self.simulator) if e is not None]

@@ -5,6 +5,7 @@ import json
 import math
 
 import pytest
+from lightning.pytorch.plugins import Precision
 
 from lightning_genenv.callbacks.coevolution import CoEvolutionCallback
 from lightning_genenv.config import compose
@@ -34,6 +35,7 @@ class FakeTrainer:
     is_global_zero = True
     accumulate_grad_batches = 1
     logger = None
+    precision_plugin = Precision()  # 32-true: the engines generate in its (empty) forward context
 
 
 def test_malformed_generations_are_counted_not_fatal(tmp_path):
