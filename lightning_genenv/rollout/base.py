@@ -34,18 +34,44 @@ def engine_errors(engine: str, what: str):
         raise EngineError(f"{engine} failed in {what}: {type(e).__name__}: {first}") from e
 
 
+def seeded(params: "SamplingParams") -> bool:
+    """Whether a call draws from a seeded stream of its own: it has a seed and samples (greedy draws nothing)."""
+    return params.seed is not None and not params.greedy
+
+
 @contextlib.contextmanager
 def own_random_stream(params: "SamplingParams"):
     """For a seeded, sampled call: torch's global generators (the CPU's and each initialized CUDA device's)
     forked for the block and seeded with ``params.seed``, so the block's draws are a function of it and the
-    caller's streams go on afterwards as if it had drawn nothing. Otherwise nothing changes."""
-    if params.seed is None or params.greedy:
+    caller's streams go on afterwards as if it had drawn nothing. Otherwise nothing changes.
+
+    Only the forked generators are seeded: ``torch.manual_seed`` would also queue a seed for CUDA when it is not
+    initialized yet (applied at its first use, after the block: the caller's CUDA stream would start from this
+    seed) and reseed MPS and XPU generators that the fork does not restore."""
+    if not seeded(params):
         yield
         return
-    devices = list(range(torch.cuda.device_count())) if torch.cuda.is_initialized() else []
-    with torch.random.fork_rng(devices=devices):
-        torch.manual_seed(params.seed)
+    cuda = torch.cuda.is_initialized()
+    with torch.random.fork_rng(devices=list(range(torch.cuda.device_count())) if cuda else []):
+        torch.random.default_generator.manual_seed(params.seed)
+        if cuda:  # initialized: seeded now, and restored by the fork
+            torch.cuda.manual_seed_all(params.seed)
         yield
+
+
+SEED_STRIDE = 2**24  # request_seeds: a call's seed apart from the next seed's; more than prompts x n of any call
+
+
+def request_seeds(params: SamplingParams, num_prompts: int, on_cpu: bool) -> list[int] | None:
+    """vLLM's per-request seeds of a call, one per prompt, or None where the call is not seeded that way: an
+    unseeded or greedy call, or one on the CPU (vLLM 0.32 fails there on a seeded request whose prompt is
+    prefilled in chunks; :func:`own_random_stream` seeds it instead). vLLM gives
+    a request's ``n`` samples the seeds ``seed + j``; prompts are ``n`` apart, so no two samples share one."""
+    if not seeded(params) or on_cpu:
+        return None
+    if num_prompts * params.n > SEED_STRIDE:
+        raise ValueError(f"{num_prompts} prompts x n={params.n} exceed {SEED_STRIDE} seeded samples per call")
+    return [params.seed * SEED_STRIDE + i * params.n for i in range(num_prompts)]
 
 
 @dataclass(frozen=True)

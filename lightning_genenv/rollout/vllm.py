@@ -24,12 +24,14 @@
   :class:`~lightning_genenv.rollout.base.EngineError` naming vLLM and the error: the run stops in
   one line (``train.py``) and resumes from its last checkpoint.
 * Group sampling is one request per prompt with ``SamplingParams(n=num_generations)``, prefix
-  caching is on, a seeded call (``SamplingParams.seed``, validation) runs inside
-  :func:`~lightning_genenv.rollout.base.own_random_stream`: the colocated engine samples from torch's
-  global generators, so its draws repeat for the same prompts, weights and engine state, and the
-  rollouts after it are untouched. (Not vLLM's per-request seeds: on CPU, vLLM 0.32 fails on a seeded
-  request whose prompt is prefilled in chunks. In another process, ``VLLM_ENABLE_V1_MULTIPROCESSING=1``,
-  the engine's generator is its own and a seed changes nothing.) The sampled
+  caching is on. A seeded call (``SamplingParams.seed``, validation), as
+  :func:`~lightning_genenv.rollout.base.request_seeds` chooses: on a GPU
+  each prompt's request carries a seed of its own (vLLM's per-request generator; its GPU runner would draw an
+  unseeded request's seed from NumPy's global generator); on the CPU, where vLLM 0.32 fails on a seeded request
+  whose prompt is prefilled in chunks, the call runs inside :func:`~lightning_genenv.rollout.base.own_random_stream`:
+  the colocated engine samples from torch's global generators, so its draws repeat for the same prompts, weights
+  and engine state. Either way the rollouts after it are untouched. (In another process,
+  ``VLLM_ENABLE_V1_MULTIPROCESSING=1``, the CPU engine's generator is its own and a seed changes nothing.) The sampled
   tokens' log-probs are returned as ``processed_logprobs`` (temperature-scaled, as the trainer
   computes them; with ``top_p < 1`` vLLM renormalizes over the nucleus, the trainer does not).
   The progress bar is vLLM's own loop's, relabelled: it advances as each prompt's group finishes,
@@ -52,12 +54,13 @@ import os
 import tempfile
 import time
 from collections.abc import Iterator
+from contextlib import nullcontext
 from pathlib import Path
 
 import torch
 
 from lightning_genenv.config import ConfigError
-from lightning_genenv.rollout.base import Sample, SamplingParams, engine_errors, own_random_stream
+from lightning_genenv.rollout.base import Sample, SamplingParams, engine_errors, own_random_stream, request_seeds
 
 os.environ.setdefault("VLLM_LOGGING_LEVEL", "ERROR")  # read by vLLM at its import: the user's value wins
 try:  # vLLM logs a few messages (Triton's missing CPU backend) before it configures its logger
@@ -279,18 +282,22 @@ class VLLMEngine:
     def generate(self, prompts: list[list[int]], params: SamplingParams,
                  desc: str | None = None) -> list[list[Sample]]:
         from vllm import SamplingParams as VSamplingParams
+        from vllm.platforms import current_platform
 
         if self.host.loaded != (id(self), self.version):
             with engine_errors("vLLM", "a weight push"):
                 self.push_weights()
-        sampling = VSamplingParams(
+        common = dict(
             n=params.n, temperature=0.0 if params.greedy else params.temperature,
             top_p=1.0 if params.greedy else params.top_p, top_k=0 if params.greedy else -1,
             max_tokens=params.max_new_tokens, logprobs=0, stop_token_ids=sorted(self.eos_ids),
             detokenize=False, skip_special_tokens=True,
         )
+        seeds = request_seeds(params, len(prompts), current_platform.is_cpu())
+        sampling = VSamplingParams(**common) if seeds is None else [VSamplingParams(**common, seed=s) for s in seeds]
+        stream = own_random_stream(params) if seeds is None else nullcontext()
         bar = _bar(desc, len(prompts) * params.n) if desc and self.progress else False
-        with engine_errors("vLLM", f"generate ({desc or 'rollouts'})"), own_random_stream(params):
+        with engine_errors("vLLM", f"generate ({desc or 'rollouts'})"), stream:
             outputs = self.host.llm.generate([{"prompt_token_ids": list(p)} for p in prompts], sampling,
                                              use_tqdm=bar)
         groups = []
