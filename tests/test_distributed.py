@@ -25,9 +25,26 @@ ARGS = ["strategy.accelerator=cpu", "strategy.devices=2", "data.families=[weathe
         "agent.lr_scheduler_type=constant"]
 
 
-def test_shard_and_gather_are_inverse_in_one_process():
-    items = list(range(7))
+def test_shard_and_gather_are_inverse_over_three_ranks(monkeypatch):
+    """Each rank's round-robin share (uneven: 7 items over 3 ranks), gathered through JSON with a codec, is the
+    whole list in its order on every rank; ``all_gather_object`` is a stand-in that hands each rank every
+    rank's JSON, as gloo would. With one process both are the identity."""
+    import lightning_genenv.distributed as distributed
+
+    items = [{"i": i} for i in range(7)]
     assert shard(items) == items and gather(items) == items
+    size, shares = 3, {}
+    for rank in range(size):
+        monkeypatch.setattr(distributed, "world", lambda rank=rank: (rank, size))
+        shares[rank] = shard(items)
+    assert [[x["i"] for x in shares[r]] for r in range(size)] == [[0, 3, 6], [1, 4], [2, 5]]
+    for rank in range(size):
+        def all_gather_object(parts, obj, rank=rank):
+            parts[:] = [obj if r == rank else json.dumps([x["i"] for x in shares[r]]) for r in range(size)]
+
+        monkeypatch.setattr(distributed, "world", lambda rank=rank: (rank, size))
+        monkeypatch.setattr(distributed.dist, "all_gather_object", all_gather_object)
+        assert gather(shares[rank], encode=lambda x: x["i"], decode=lambda i: {"i": i}) == items
 
 
 def _train(*args) -> None:
