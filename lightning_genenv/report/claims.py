@@ -2,6 +2,7 @@
 
     python -m lightning_genenv.report.claims            # every figure: stated, recomputed, agrees or not
     python -m lightning_genenv.report.claims --check    # exit status 1 when a document and its data disagree
+    python -m lightning_genenv.report.claims --plot     # RESULTS.md's figures, into docs/results/standing/
 
 Each :class:`Claim` is one figure as the documents print it (``value``), how it is recomputed (``compute``, from
 the archived run directories' per-task validation files, ``summary.json`` files and evaluation summaries, with the
@@ -367,6 +368,54 @@ CLAIMS: tuple[Claim, ...] = (
 )
 
 
+FIGURES = RESULTS / "standing"
+
+
+def plot(root: Path = ROOT, out: Path | None = None) -> list[Path]:
+    """RESULTS.md's two figures from the archived runs: the default agent's start and end per seed
+    (``agent_gain.png``), and the default regime's end per seed and setting (``default_regime.png``; GenEnv's
+    seeds 1-2, not archived, drawn hollow)."""
+    from lightning_genenv.report.plots import COLORS, DPI, FIGSIZE, _pyplot  # noqa: PLC0415 (matplotlib on demand)
+
+    plt = _pyplot()
+    out = Path(out) if out is not None else root / FIGURES
+    out.mkdir(parents=True, exist_ok=True)
+    hog = _held_out_gain()
+    fig, ax = plt.subplots(figsize=FIGSIZE)
+    for i, run in enumerate(AFTER):
+        start, end = hog.start_end(root / RUNS / run)
+        ax.plot([0, 1], [statistics.fmean(start.values()), statistics.fmean(end.values())], marker="o",
+                color=COLORS[i], label=f"seed {i}")
+    ax.set_xticks([0, 1], ["step 0", "end (48 agent steps)"])
+    ax.set_ylabel("sampled held-out reward (128 tasks × 8)")
+    ax.set_title("the default run: start and end, 3 seeds")
+    ax.legend()
+    fig.tight_layout()
+    paths = [out / "agent_gain.png"]
+    fig.savefig(paths[-1], dpi=DPI)
+    plt.close(fig)
+
+    fig, ax = plt.subplots(figsize=FIGSIZE)
+    arms = [("GenEnv", ["default-s0"]), ("plain GRPO", DEF["grpo"]), ("GenEnv-Random", DEF["random"]),
+            ("GenEnv-Static", DEF["static"])]
+    for x, (_label, runs) in enumerate(arms):
+        ends = [run_end(root, r) for r in runs]
+        for s, e in enumerate(ends):
+            ax.plot(x + (s - 1) * 0.1, e, "o", color=COLORS[s], label=f"seed {s}" if x == 1 else None)
+    for s in (1, 2):
+        ax.plot((s - 1) * 0.1, RECORDED["default_genenv_end"][s], "o", mfc="none", color=COLORS[s])
+    ax.axhline(0.141, color="gray", linestyle="--", label="step 0 (every run)")
+    ax.set_xticks(range(len(arms)), [a for a, _ in arms])
+    ax.set_ylabel("sampled held-out reward at the end")
+    ax.set_title("default regime, end of run (hollow: not archived)")
+    ax.legend(loc="lower right")
+    fig.tight_layout()
+    paths.append(out / "default_regime.png")
+    fig.savefig(paths[-1], dpi=DPI)
+    plt.close(fig)
+    return paths
+
+
 def check_all(root: Path = ROOT) -> list[str]:
     return [p for c in CLAIMS for p in c.check(root)]
 
@@ -382,6 +431,9 @@ def table(root: Path = ROOT) -> list[str]:
 def main(argv: list[str]) -> int:
     if "--help" in argv or "-h" in argv:
         print(__doc__)
+        return 0
+    if "--plot" in argv:
+        print("\n".join(str(p) for p in plot()))
         return 0
     if "--check" in argv:
         problems = check_all()
