@@ -4,8 +4,13 @@
 # Runs one co-evolution epoch with bf16 on every visible GPU under single, DDP and FSDP2 (with and
 # without CPU offload), checks rank consistency, then the vLLM backend: one bf16 epoch with
 # rollout=auto, which must pick vLLM (bf16 weights, so the colocated engine runs bf16 too), and the vLLM parity tests
-# (tests/rollout/test_vllm.py), and prints a short table. Needs the project installed with the vllm extra
-# (pip install -e ".[test,vllm]") and a CUDA build of torch; without vLLM its rows say SKIPPED.
+# (tests/rollout/test_vllm.py, which include seeded validation repeating through vLLM's per-request seeds and a run
+# that validates after every epoch training exactly like one that validates at the end), and prints a short table.
+# Mixed precision: tests/test_precision.py on the GPU (one step under every trainer.precision moves the weights,
+# 16-mixed through the gradient scaler; bf16-mixed's first-pass ratio exactly 1), one 16-mixed epoch, and the
+# bf16 epoch's first optimizer step with no clipped token (its ratio is 1: the old log-probs are recomputed).
+# Needs the project installed with the vllm extra (pip install -e ".[test,vllm]") and a CUDA build of torch; without
+# vLLM its rows say SKIPPED.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 MODEL=${1:-embedded}
@@ -36,6 +41,25 @@ PY
   fi
 }
 run single strategy=single strategy.devices=1 rollout=hf
+# bf16-mixed, rollout=hf: the first step's ratio is 1 (old log-probs recomputed in the step's precision), so nothing
+# is clipped; a token clipped there is precision noise taken for policy drift
+if [[ ${RESULT[single]} == ok* ]]; then
+  python - "$OUT/single/tb/agent" <<'PY' || RESULT[single]="FAILED (bf16 first-step clip fraction is not 0)"
+import sys
+from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+acc = EventAccumulator(sys.argv[1], size_guidance={"scalars": 0}); acc.Reload()
+first = min(acc.Scalars("agent/clip_ratio/region"), key=lambda e: e.step)
+print(f"bf16 first step: clip_ratio/region={first.value}")
+sys.exit(0 if first.value == 0.0 else 1)
+PY
+fi
+run fp16 strategy=single strategy.devices=1 rollout=hf trainer.precision=16-mixed
+start=$(date +%s)
+if LIGHTNING_GENENV_TEST_ACCELERATOR=gpu python -m pytest -q -p no:logging tests/test_precision.py > "$OUT/precision.log" 2>&1; then
+  RESULT[precision]="ok $(( $(date +%s) - start ))s $(tail -1 "$OUT/precision.log")"
+else
+  RESULT[precision]="FAILED (see $OUT/precision.log: $(tail -1 "$OUT/precision.log"))"
+fi
 if [ "$NGPU" -ge 2 ]; then
   run ddp strategy=ddp strategy.devices=$NGPU
   run fsdp strategy=fsdp strategy.devices=$NGPU
@@ -61,6 +85,6 @@ fi
 echo
 echo "| run | result |"
 echo "|---|---|"
-for k in single ddp fsdp fsdp_offload vllm_bf16 vllm_parity; do [ -n "${RESULT[$k]:-}" ] && echo "| $k | ${RESULT[$k]} |"; done
+for k in single fp16 precision ddp fsdp fsdp_offload vllm_bf16 vllm_parity; do [ -n "${RESULT[$k]:-}" ] && echo "| $k | ${RESULT[$k]} |"; done
 # exit status: 1 when any row failed (a SKIPPED row is not a failure)
 ! printf '%s\n' "${RESULT[@]}" | grep -q -E "^(FAILED|AUTO DID NOT)|RANKS DIFFER"

@@ -1,8 +1,12 @@
 """``trainer.precision``: one optimizer step moves the weights under every value the schema accepts that a CPU
 runs; ``16-mixed`` steps through Lightning's gradient scaler (run here with fp16 autocast on the CPU, a plugin
 Lightning only builds for GPUs) and is refused on a CPU before any model loads; under ``bf16-mixed`` the old
-log-probs come from the same precision context as the step, so the first pass's ratio is exactly 1."""
+log-probs come from the same precision context as the step, so the first pass's ratio is exactly 1.
 
+``LIGHTNING_GENENV_TEST_ACCELERATOR=gpu`` runs the same tests on a CUDA device (``bench/gpu_check.sh``), where every
+value steps, ``16-mixed`` through the trainer's own flag."""
+
+import os
 import typing
 
 import lightning as L
@@ -19,6 +23,9 @@ from tests.fakes import agent_module
 
 ON_CPU = ["32-true", "32", "bf16-mixed", "bf16-true"]  # what a CPU runs
 GPU_ONLY = ["16-mixed"]  # refused on a CPU (precision_problem); its step is run below through the CPU plugin
+ACCELERATOR = os.environ.get("LIGHTNING_GENENV_TEST_ACCELERATOR", "cpu")  # cpu | gpu
+DEVICE = "cuda" if ACCELERATOR == "gpu" else "cpu"
+STEPPED = ON_CPU + (GPU_ONLY if ACCELERATOR == "gpu" else [])
 
 
 def test_every_accepted_precision_has_a_step_test_or_a_refusal():
@@ -37,7 +44,8 @@ class _Weights(L.Callback):
 def _fit(agent, batches: list[dict], **trainer_kwargs) -> tuple[L.Trainer, _Weights]:
     weights = _Weights()
     trainer = L.Trainer(max_epochs=1, logger=False, enable_checkpointing=False, enable_progress_bar=False,
-                        accelerator="cpu", enable_model_summary=False, callbacks=[weights], **trainer_kwargs)
+                        accelerator=ACCELERATOR, devices=1, enable_model_summary=False, callbacks=[weights],
+                        **trainer_kwargs)
     trainer.fit(agent, train_dataloaders=torch.utils.data.DataLoader(batches, batch_size=None))
     return trainer, weights
 
@@ -55,8 +63,8 @@ def _agent(tiny_dir, *overrides, **kwargs):
     return agent_module(model, tok, cfg, **kwargs), tok
 
 
-@pytest.mark.parametrize("precision", ON_CPU)
-def test_one_step_moves_the_weights_under_each_precision_a_cpu_runs(tiny_dir, agent_batch, precision):
+@pytest.mark.parametrize("precision", STEPPED)
+def test_one_step_moves_the_weights_under_each_precision(tiny_dir, agent_batch, precision):
     agent, tok = _agent(tiny_dir)
     trainer, weights = _fit(agent, [agent_batch(tok, sampler=agent)], precision=precision)
     assert trainer.global_step == 1 and agent.nonfinite_steps == 0
@@ -67,7 +75,7 @@ def test_16_mixed_steps_through_the_gradient_scaler(tiny_dir, agent_batch):
     """The closure's loss goes back to the plugin: it unscales, clips, steps and updates its scale (its growth
     tracker counts the steps it took)."""
     agent, tok = _agent(tiny_dir)
-    plugin = MixedPrecision("16-mixed", "cpu")
+    plugin = MixedPrecision("16-mixed", DEVICE)
     trainer, weights = _fit(agent, [agent_batch(tok, sampler=agent)], plugins=[plugin])
     assert trainer.global_step == 1 and agent.nonfinite_steps == 0
     assert _moved(agent, weights), "16-mixed: the scaler never stepped"
@@ -80,10 +88,10 @@ def test_16_mixed_counts_a_non_finite_loss_and_stops_after_the_limit(tiny_dir, a
     agent, tok = _agent(tiny_dir, "agent.beta=0.0", max_nonfinite_steps=2)
     good, bad = agent_batch(tok, sampler=agent), agent_batch(tok, sampler=agent)
     bad["advantages"] = torch.tensor([float("nan"), 1.0, -1.0, 0.0])
-    _, weights = _fit(agent, [bad, good], plugins=[MixedPrecision("16-mixed", "cpu")])
+    _, weights = _fit(agent, [bad, good], plugins=[MixedPrecision("16-mixed", DEVICE)])
     assert (agent.nonfinite_steps, agent.nonfinite_streak) == (1, 0) and _moved(agent, weights)
     with pytest.raises(NonFiniteError, match="2 agent steps in a row"):
-        _fit(agent, [bad, bad, good], plugins=[MixedPrecision("16-mixed", "cpu")])
+        _fit(agent, [bad, bad, good], plugins=[MixedPrecision("16-mixed", DEVICE)])
 
 
 def test_precisions_a_cpu_cannot_run_are_named():
@@ -125,7 +133,8 @@ def test_bf16_mixed_first_pass_ratio_is_exactly_1(tiny_dir, monkeypatch):
 
     agent, tok = _agent(tiny_dir, "agent.beta=0.0", "agent.epsilon=1e-6", "agent.num_generations=4")
     trainer = L.Trainer(max_epochs=1, logger=False, enable_checkpointing=False, enable_progress_bar=False,
-                        accelerator="cpu", enable_model_summary=False, precision="bf16-mixed")
+                        accelerator=ACCELERATOR, devices=1, enable_model_summary=False, precision="bf16-mixed")
+    agent.to(DEVICE)  # where the trainer will train it: generation and prepare_groups run there too
     agent.trainer = trainer  # prepare_groups runs at the epoch's start, with the trainer attached
     (samples,) = HFEngine(agent.model, tok, batch_size=1, progress=False).generate(
         [[5, 6, 7]], SamplingParams(n=4, temperature=1.0, max_new_tokens=6))
