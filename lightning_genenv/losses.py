@@ -169,12 +169,18 @@ def rwr_loss(logp: torch.Tensor, mask: torch.Tensor, weights: torch.Tensor, *,
     metrics = {"nll": seq_nll.detach().mean()}
     loss = nll
     if init_logp is not None:
-        seq_kl = (k3_kl(logp, init_logp) * mask).sum(-1) / mask.sum(-1).clamp(min=1)
-        kl = seq_kl.mean()
+        kl = sequence_kl(logp, init_logp, mask)
         metrics["kl"] = kl.detach()
         if kl_coef:
             loss = loss + kl_coef * kl
     return loss, metrics
+
+
+def sequence_kl(logp: torch.Tensor, ref_logp: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """The mean over sequences of each sequence's mean k3 KL of ``logp``'s policy to ``ref_logp``'s on its tokens:
+    what the simulator's KL caps measure."""
+    mask = mask.to(logp.dtype)
+    return ((k3_kl(logp, ref_logp) * mask).sum(-1) / mask.sum(-1).clamp(min=1)).mean()
 
 
 def cache_kwarg(model) -> str:

@@ -55,20 +55,21 @@ class RewardFuncError(ValueError):
 BUILTIN = "lightning_genenv.rewards:task_check"  # the task's own check, as a plug-in
 
 
-def load_reward_func(spec: str) -> Callable:
-    """The callable that ``package.module:function`` names; :class:`RewardFuncError` in one line otherwise."""
+def load_reward_func(spec: str, key: str = "agent.reward_funcs") -> Callable:
+    """The callable that ``package.module:function`` names; :class:`RewardFuncError` in one line, naming the config
+    ``key`` it came from, otherwise."""
     module_name, sep, attr = str(spec).rpartition(":")
     if not sep or not module_name or not attr:
-        raise RewardFuncError(f"agent.reward_funcs: '{spec}' must be package.module:function or path/file.py:function")
+        raise RewardFuncError(f"{key}: '{spec}' must be package.module:function or path/file.py:function")
     try:
         module = _import(module_name)
     except Exception as e:  # the user's module: any import error, in one line
-        raise RewardFuncError(f"agent.reward_funcs: cannot import '{spec}' ({type(e).__name__}: {e})") from None
+        raise RewardFuncError(f"{key}: cannot import '{spec}' ({type(e).__name__}: {e})") from None
     fn = module
     for part in attr.split("."):
         fn = getattr(fn, part, None)
     if not callable(fn):
-        raise RewardFuncError(f"agent.reward_funcs: '{spec}': {module_name} has no callable '{attr}'")
+        raise RewardFuncError(f"{key}: '{spec}': {module_name} has no callable '{attr}'")
     return fn
 
 

@@ -1,33 +1,29 @@
-"""SimulatorModule: the environment policy, trained by KL-regularized reward-weighted regression.
+"""SimulatorModule: the environment policy, trained by the objective ``simulator.objective`` names.
 
-Each epoch it fits the generations it wrote that epoch (those that parsed, validated and passed
-the curriculum filter; with ``simulator.rwr_set=pool`` those of every epoch so far), weighted by
-``w_i ∝ exp(R_env,i / lam)`` (self-normalized over the set to mean 1, computed by the curriculum
-step), plus ``kl_coef`` times the k3 KL to the frozen initial
-simulator on the same tokens (:func:`lightning_genenv.losses.rwr_loss`). Both log-probs are taken
-at the temperature the simulator samples at (``fit_temperature``, by default ``temperature``): the
-policy fitted, and whose KL is logged and capped, is the sampling policy. Fitting samples drawn at
-T = 0.7 at T = 1 would sharpen the simulator toward its modes whatever the weights say.
+Each epoch it fits the set the objective made of its generations (:mod:`lightning_genenv.objectives`; the paper's
+KL-regularized reward-weighted regression by default: the generations that passed the curriculum filter, weighted
+``w_i ∝ exp(R_env,i / lam)``), the loss the objective gives, with ``kl_coef`` times the k3 KL to the frozen initial
+simulator on the same tokens. Log-probs are taken at the temperature the simulator samples at (``fit_temperature``,
+by default ``temperature``): the policy fitted, and whose KL is logged and capped, is the sampling policy. Fitting
+samples drawn at T = 0.7 at T = 1 would sharpen the simulator toward its modes whatever the weights say.
 
-The KL cap (``kl_max``), a trust region on the KL to the initial simulator, measured on each step's
-batch (the k3 estimate :func:`~lightning_genenv.losses.rwr_loss` reports):
+Two KL caps, each measured on a step's batch (:func:`~lightning_genenv.losses.sequence_kl`):
 
-* before the step: once it exceeds ``kl_max`` the step is skipped and the rest of the epoch's
-  simulator steps too (``on_train_batch_start`` returns -1);
-* after the step, on the same batch: a step that took it over ``kl_max`` is undone (the trainable
-  weights copied back from before the step) and the rest of the epoch is skipped. So no step ends
-  over the cap on its own batch, and ``last_kl`` (``sim/kl_to_initial``) is the KL of the weights
-  the epoch ends with, on the last batch measured.
+* ``kl_max``, a trust region on the KL to the initial simulator. Before the step: once it exceeds ``kl_max`` the
+  step is skipped and the rest of the epoch's simulator steps too (``on_train_batch_start`` returns -1). After the
+  step, on the same batch: a step that took it over ``kl_max`` is undone (the trainable weights copied back from
+  before the step) and the rest of the epoch is skipped. So no step ends over the cap on its own batch, and
+  ``last_kl`` (``sim/kl_to_initial``) is the KL of the weights the epoch ends with, on the last batch measured.
+* ``kl_step_max`` (off by default), the paper's per-step cap: a step whose KL to the weights before it exceeds it
+  is undone, and the epoch goes on with its next batch.
 
 Both decisions are taken on all ranks together: over the cap on any rank is over the cap. The next
 epoch starts again. The check costs one forward pass per step taken, and a copy of the trainable
 weights (the LoRA adapter, or with full fine-tuning the whole model, on its device) before it.
 
 Deliberately left out: fitting ``top_p``'s truncation (its renormalization is not differentiable
-here; the fitted policy is the tempered one), negative weights under RWR (it only re-weights what it imitates; invalid
-generations get ``R_env = 0`` and are not imitated; ``simulator.objective=reinforce`` gives signed weights, the loss is
-the same), a learned baseline, and undoing
-Adam's moments with an undone step (they keep its gradient).
+here; the fitted policy is the tempered one), a learned baseline, and undoing Adam's moments with an undone step
+(they keep its gradient).
 """
 
 from __future__ import annotations
@@ -35,25 +31,32 @@ from __future__ import annotations
 import torch
 
 from lightning_genenv.config import fit_temperature
-from lightning_genenv.losses import rwr_loss
+from lightning_genenv.config.schema import CurriculumConfig
+from lightning_genenv.losses import sequence_kl
+from lightning_genenv.objectives import make_objective
 from lightning_genenv.policy import PolicyModule
 
 
 class SimulatorModule(PolicyModule):
     log_prefix = "sim"
 
-    def __init__(self, model, tokenizer, cfg, trainable: bool, cpu_offload: bool, max_nonfinite_steps: int):
+    def __init__(self, model, tokenizer, cfg, trainable: bool, cpu_offload: bool, max_nonfinite_steps: int,
+                 curriculum_cfg=None):
+        """``cfg``: the ``simulator`` config group; ``curriculum_cfg``: the ``curriculum`` group (the objective's
+        filter; None: the schema's defaults)."""
         # An untrained simulator (GenEnv-Random) needs no frozen copy of itself.
         super().__init__(model, tokenizer, cfg.learning_rate, cfg.weight_decay, needs_anchor=trainable,
                          cpu_offload=cpu_offload, max_nonfinite_steps=max_nonfinite_steps)
         self.cfg = cfg
+        self.objective = make_objective(cfg, curriculum_cfg if curriculum_cfg is not None else CurriculumConfig())
         self.fit_temperature = fit_temperature(cfg)
         self.kl_exceeded = False
         self.steps_this_epoch = 0
         self.steps_undone = 0  # in total: steps that took the KL over kl_max
+        self.step_caps_hit = 0  # in total: steps undone by kl_step_max
         self.last_kl = 0.0
-        # (batch, initial log-probs, trainable weights before the step) of the step being taken
-        self._step: tuple[dict, torch.Tensor, list[torch.Tensor]] | None = None
+        # (batch, initial log-probs, log-probs before the step, trainable weights before it) of the step being taken
+        self._step: tuple[dict, torch.Tensor, torch.Tensor, list[torch.Tensor]] | None = None
 
     def on_train_epoch_start(self) -> None:
         self.kl_exceeded = False
@@ -65,46 +68,57 @@ class SimulatorModule(PolicyModule):
     def training_step(self, batch: dict, batch_idx: int) -> torch.Tensor | None:
         logp = self.logprobs(batch, self.fit_temperature)
         init = self.anchor_logprobs(batch, self.fit_temperature)
-        loss, metrics = rwr_loss(logp, batch["completion_mask"], batch["weights"].to(logp),
-                                 init_logp=init, kl_coef=self.cfg.kl_coef)
+        loss, metrics = self.objective.loss(logp, batch["completion_mask"], batch["weights"].to(logp), init)
         self.last_kl = float(metrics["kl"])
         self._step = None
         n = batch["completion_ids"].size(0)
-        log = {"sim/loss": loss.detach(), "sim/nll": metrics["nll"], "sim/kl": metrics["kl"],
+        log = {"sim/loss": loss.detach(), **{f"sim/{k}": v for k, v in metrics.items()},
                "sim/weight_max": batch["weights"].max()}
         if self._on_any_rank(self.last_kl > self.cfg.kl_max):
             self.kl_exceeded = True
             self.log_dict({**log, "sim/kl_cap_hit": 1.0}, on_step=True, on_epoch=False, batch_size=n)
             return None  # skip this step; on_train_batch_start skips the rest of the epoch
         self.steps_this_epoch += 1
-        self._step = (batch, init, [p.detach().clone() for p in self.trainable_parameters()])
+        self._step = (batch, init, logp.detach(), [p.detach().clone() for p in self.trainable_parameters()])
         self.log_dict({**log, "sim/kl_cap_hit": 0.0}, on_step=True, on_epoch=False, batch_size=n)
         return loss
 
     def optimizer_step(self, epoch, batch_idx, optimizer, optimizer_closure=None) -> None:
-        """The step (:meth:`PolicyModule.optimizer_step`), then the KL on its batch again: over
-        ``kl_max`` (on any rank), the step is undone and the rest of the epoch skipped."""
+        """The step (:meth:`PolicyModule.optimizer_step`), then the KL on its batch again: over ``kl_max`` to the
+        initial simulator (on any rank), the step is undone and the rest of the epoch skipped; over
+        ``kl_step_max`` to the weights before it, the step alone is undone."""
         super().optimizer_step(epoch, batch_idx, optimizer, optimizer_closure)
         if self._step is None:  # the step was skipped before it was taken
             return
-        batch, init, before = self._step
+        batch, init, before_logp, before = self._step
         self._step = None
+        mask = batch["completion_mask"]
         with torch.no_grad():
             logp = self.logprobs(batch, self.fit_temperature)
-            _, metrics = rwr_loss(logp, batch["completion_mask"], batch["weights"].to(logp), init_logp=init)
-        kl = float(metrics["kl"])
-        if not self._on_any_rank(kl > self.cfg.kl_max):
+        kl = float(sequence_kl(logp, init, mask.to(logp))) if init is not None else 0.0
+        log = {"sim/kl_after_step": kl}
+        over_total = self._on_any_rank(kl > self.cfg.kl_max)
+        over_step = False
+        if self.cfg.kl_step_max is not None:
+            step_kl = float(sequence_kl(logp, before_logp, mask.to(logp)))
+            log["sim/kl_step"] = step_kl
+            over_step = self._on_any_rank(step_kl > self.cfg.kl_step_max)
+        if not (over_total or over_step):
             self.last_kl = kl
-            self.log("sim/kl_after_step", kl, on_step=True, on_epoch=False, batch_size=logp.size(0))
+            self.log_dict(log, on_step=True, on_epoch=False, batch_size=logp.size(0))
             return
         with torch.no_grad():
             for p, old in zip(self.trainable_parameters(), before):
                 p.copy_(old)
-        self.kl_exceeded = True
         self.steps_this_epoch -= 1
-        self.steps_undone += 1
-        self.log_dict({"sim/kl_after_step": kl, "sim/steps_undone": float(self.steps_undone)},
-                      on_step=True, on_epoch=False, batch_size=logp.size(0))
+        if over_total:
+            self.kl_exceeded = True
+            self.steps_undone += 1
+            log["sim/steps_undone"] = float(self.steps_undone)
+        else:
+            self.step_caps_hit += 1
+            log["sim/step_caps_hit"] = float(self.step_caps_hit)
+        self.log_dict(log, on_step=True, on_epoch=False, batch_size=logp.size(0))
 
     def _on_any_rank(self, flag: bool) -> bool:
         """True on every rank when ``flag`` is on any."""
@@ -113,7 +127,9 @@ class SimulatorModule(PolicyModule):
     def on_save_checkpoint(self, checkpoint: dict) -> None:
         super().on_save_checkpoint(checkpoint)
         checkpoint["steps_undone"] = self.steps_undone
+        checkpoint["step_caps_hit"] = self.step_caps_hit
 
     def on_load_checkpoint(self, checkpoint: dict) -> None:
         super().on_load_checkpoint(checkpoint)
         self.steps_undone = checkpoint.get("steps_undone", 0)
+        self.step_caps_hit = checkpoint.get("step_caps_hit", 0)

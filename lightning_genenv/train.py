@@ -33,6 +33,7 @@ from lightning_genenv.callbacks import hf_checkpoints
 from lightning_genenv.callbacks.coevolution import CoEvolutionCallback
 from lightning_genenv.callbacks.console import EpochSummary, silence_third_party, start_lines
 from lightning_genenv.callbacks.held_out import HeldOutValidation
+from lightning_genenv.coevolution.calibrated import run_calibrated
 from lightning_genenv.coevolution.checkpoint import CheckpointError, verify
 from lightning_genenv.coevolution.simulator_updates import OneEpochPerFit
 from lightning_genenv.config import ConfigError, parse_cli, save_config
@@ -102,6 +103,8 @@ def run(cfg, argv: list[str] | None = None) -> Path:
         write_run_record(run_dir, record)
         print("\n".join(start_lines(cfg, run_dir)), flush=True)
     L.seed_everything(cfg.seed, workers=True, verbose=False)
+    if cfg.solver.name == "calibrated":  # no agent: the simulator against a calibrated solver
+        return run_calibrated(cfg, run_dir, start)
 
     cur = cfg.curriculum
     agent_model, agent_tok = load_from_config(cfg.model, cfg.model.agent)
@@ -125,7 +128,7 @@ def run(cfg, argv: list[str] | None = None) -> Path:
                         val_seed=cfg.seed)
     if sim_player is not None:
         simulator = SimulatorModule(*sim_player, cfg.simulator, cur.train_simulator,
-                                    cfg.strategy.cpu_offload, cfg.trainer.max_nonfinite_steps)
+                                    cfg.strategy.cpu_offload, cfg.trainer.max_nonfinite_steps, cur)
     static_path = None
     if cur.task_source == "static":  # the given set, the one an earlier start wrote, or GenEnv-Static's, now
         dm.setup()

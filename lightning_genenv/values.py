@@ -105,7 +105,17 @@ class SimRecord:
 
 
 def collate_generations(records: list[SimRecord], pad_id: int) -> dict:
-    """Batch simulator generations (prompt ids, generated ids, RWR weight) for the RWR update."""
-    batch = pad_batch([r.prompt_ids for r in records], [r.completion_ids for r in records], pad_id)
+    """Batch simulator generations (prompt ids, generated ids, weight) for the simulator's update. Consecutive
+    generations of one prompt (a seed's candidates) share it, once, when every prompt of the batch has as many:
+    the prompt is run once for them all (:func:`~lightning_genenv.losses.sequence_logprobs`)."""
+    runs: list[int] = []  # lengths of the runs of equal prompts, in order
+    for i, r in enumerate(records):
+        if i and r.prompt_ids == records[i - 1].prompt_ids:
+            runs[-1] += 1
+        else:
+            runs.append(1)
+    shared = len(set(runs)) == 1 and runs[0] > 1
+    prompts = [r.prompt_ids for r in records][::runs[0]] if shared else [r.prompt_ids for r in records]
+    batch = pad_batch(prompts, [r.completion_ids for r in records], pad_id)
     batch["weights"] = torch.tensor([r.weight for r in records], dtype=torch.float32)
     return batch

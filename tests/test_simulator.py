@@ -53,11 +53,11 @@ def test_a_cap_crossed_on_another_rank_skips_the_step_here(tiny_dir):
     assert sim.steps_this_epoch == 0 and sim._step is None  # no weights copied for a step not taken
 
 
-def _fit_one_epoch(tiny_dir, kl_max: float):
+def _fit_one_epoch(tiny_dir, kl_max: float, *overrides: str):
     """One epoch of RWR (two steps on the same batch, lr 0.05) through a real Lightning trainer."""
     torch.manual_seed(0)
     model, tok = load_causal_lm(tiny_dir)
-    cfg = compose(["model=tiny", f"simulator.kl_max={kl_max}", "simulator.learning_rate=0.05"]).simulator
+    cfg = compose(["model=tiny", f"simulator.kl_max={kl_max}", "simulator.learning_rate=0.05", *overrides]).simulator
     sim = simulator_module(model, tok, cfg)
     records = [SimRecord([5, 6], [7, 8, 9], 1.5), SimRecord([5], [10], 0.5)]
     loader = DataLoader([records, records], batch_size=None,
@@ -84,6 +84,39 @@ def test_steps_under_kl_max_are_kept(tiny_dir):
     # last_kl is measured after the last step, on its batch: the KL the epoch ends with
     assert sim.last_kl == pytest.approx(float(trainer.callback_metrics["sim/kl_after_step"]), rel=1e-5)
     assert 0.0 < sim.last_kl < 100.0
+
+
+def test_a_step_that_crosses_kl_step_max_alone_is_undone_and_the_epoch_goes_on(tiny_dir):
+    """The paper's per-step cap: each step's KL to the weights before it. Both steps of the epoch change the weights
+    by more than the cap: each is undone, neither ends the epoch (kl_max, far away, is never crossed)."""
+    sim, moved, trainer = _fit_one_epoch(tiny_dir, 100.0, "simulator.kl_step_max=1e-4")
+    assert not moved and sim.step_caps_hit == 2 and sim.steps_undone == 0 and not sim.kl_exceeded
+    assert sim.steps_this_epoch == 0 and trainer.callback_metrics["sim/kl_step"] > 1e-4
+
+
+def test_steps_under_kl_step_max_are_kept_and_measured(tiny_dir):
+    sim, moved, trainer = _fit_one_epoch(tiny_dir, 100.0, "simulator.kl_step_max=100.0")
+    assert moved and sim.step_caps_hit == 0 and sim.steps_this_epoch == 2
+    assert 0.0 < float(trainer.callback_metrics["sim/kl_step"]) < 100.0
+
+
+@pytest.mark.parametrize("objective", ["rwr", "grpo"])
+def test_a_seeds_candidates_share_their_prompt_and_give_the_same_loss(tiny_dir, objective):
+    """Four candidates of one prompt are collated with the prompt once; the loss and its metrics are those of the
+    four prompts collated separately."""
+    model, tok = load_causal_lm(tiny_dir)
+    sim = simulator_module(model, tok, compose(["model=tiny", f"simulator.objective={objective}"]).simulator)
+    records = [SimRecord([5, 6, 7], [8 + i, 9], w) for i, w in enumerate([1.5, -0.5, 0.5, -1.5])]
+    shared = collate_generations(records, tok.pad_token_id)
+    separate = collate_generations(records[:1], tok.pad_token_id)
+    separate = {k: torch.cat([collate_generations([r], tok.pad_token_id)[k] for r in records]) for k in separate}
+    assert shared["prompt_ids"].shape[0] == 1 and separate["prompt_ids"].shape[0] == 4
+    losses = []
+    for batch in (shared, separate):
+        logp = sim.logprobs(batch, sim.fit_temperature)
+        losses.append(sim.objective.loss(logp, batch["completion_mask"], batch["weights"],
+                                         sim.anchor_logprobs(batch, sim.fit_temperature))[0])
+    assert float(losses[0]) == pytest.approx(float(losses[1]), rel=1e-5, abs=1e-6)
 
 
 @pytest.mark.parametrize("overrides,expected", [([], 0.7), (["simulator.temperature=0.5"], 0.5),

@@ -37,6 +37,17 @@ def test_collate_groups_flattens_and_masks_truncated():
     assert torch.equal(batch["sampling_logprobs"][1], torch.tensor([-0.5, -0.5]))
 
 
+def test_collate_generations_shares_a_prompt_only_when_every_prompt_repeats_alike():
+    two_by_two = [SimRecord([1, 2], [3], 1.0), SimRecord([1, 2], [4], 2.0), SimRecord([5], [6], 3.0),
+                  SimRecord([5], [7], 4.0)]
+    batch = collate_generations(two_by_two, pad_id=0)
+    assert batch["prompt_ids"].tolist() == [[1, 2], [0, 5]] and batch["completion_ids"].tolist() == [[3], [4], [6], [7]]
+    uneven = collate_generations(two_by_two[:3], pad_id=0)  # runs of 2 and 1: every prompt collated
+    assert uneven["prompt_ids"].shape[0] == 3
+    apart = collate_generations([two_by_two[0], two_by_two[2], two_by_two[1]], pad_id=0)  # not consecutive
+    assert apart["prompt_ids"].shape[0] == 3
+
+
 def test_collate_generations_pads_and_keeps_the_weights():
     batch = collate_generations([SimRecord([1, 2], [3], 0.5), SimRecord([4], [5, 6], 1.5)], pad_id=0)
     assert batch["prompt_ids"].tolist() == [[1, 2], [0, 4]]

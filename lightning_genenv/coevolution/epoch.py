@@ -3,13 +3,14 @@
 1. ``seeds``: ``data.seeds_per_epoch`` base tasks, drawn with the epoch's RNG;
 2. ``new``: the task source's new tasks (:mod:`.sources`) -> :class:`~.sources.NewTasks`;
 3. ``attempted``: the agent's scored attempts at every valid new task (:mod:`.attempts`);
-4. ``curriculum``: ``p̂``, ``R_env``, the filter, the ``D_train`` records, the simulator's RWR set and the
-   generated groups kept for the batch (:func:`~.curriculum.score_tasks`, pure);
+4. ``curriculum``: ``p̂``, ``R_env``, the filter, the ``D_train`` records, the simulator's fit set (its objective's,
+   :mod:`lightning_genenv.objectives`) and the generated groups kept for the batch (:func:`~.curriculum.score_tasks`,
+   pure);
 5. ``plan``: how many generated, replayed and base groups fill ``data.tasks_per_epoch``
    (:func:`plan_batch`, pure); the replayed and base tasks are drawn and attempted (``filled``). The
    base tasks are the first ones of the epoch's base order, a stream of their own: runs that differ only in
    the setting (GenEnv, Random, Static, plain GRPO) train on the same base tasks in the same order,
-   one a prefix of the other (paired, issue 28);
+   one a prefix of the other (paired);
 6. ``groups``: the batch, prepared by the agent (advantages, old and reference log-probs).
 
 It returns :class:`EpochResult`, every value the epoch made, and changes nothing it is given but the
@@ -32,6 +33,8 @@ from lightning_genenv.coevolution.results import family_results
 from lightning_genenv.coevolution.sources import NewTasks
 from lightning_genenv.coevolution.telemetry import Timers, new_task_metrics, rollout_metrics
 from lightning_genenv.layout import epoch_seed
+from lightning_genenv.objectives import make_objective
+from lightning_genenv.objectives.shaping import Shaping
 from lightning_genenv.prompts import FamilyResults
 from lightning_genenv.rollout import RolloutEngine
 from lightning_genenv.tasks import Task
@@ -113,7 +116,7 @@ def run_epoch(epoch: int, cfg, source, engine: RolloutEngine, encode: Callable[[
               env_pool: list[dict], rng: random.Random, base_rng: random.Random) -> EpochResult:
     """One epoch's data for the agent and the simulator.
 
-    ``cfg``: the composed config (``data``, ``agent``, ``curriculum``, ``simulator.lam``); ``source``: the
+    ``cfg``: the composed config (``data``, ``agent``, ``curriculum``, ``simulator``); ``source``: the
     task source (:func:`~.sources.task_source`); ``engine``: the agent's rollout engine; ``encode``: a
     task's prompt ids; ``prepare``: the agent's batch preparation; ``base``: the base seed tasks;
     ``replayable``: the ``D_train`` records that may be replayed (:meth:`~lightning_genenv.pools.Pools.replayable`);
@@ -127,9 +130,9 @@ def run_epoch(epoch: int, cfg, source, engine: RolloutEngine, encode: Callable[[
 
     attempted = attempt(engine, encode, [r.task for r in new.valid()], cfg.agent)  # 3
     share = generated_share(data.tasks_per_epoch, data.generated_fraction)
-    curriculum = score_tasks(new.records, attempted.groups, cfg.curriculum, cfg.agent.success_threshold,
-                             cfg.simulator.lam, share, env_pool if cfg.simulator.rwr_set == "pool" else [],
-                             cfg.simulator.objective)  # 4
+    curriculum = score_tasks(new.records, attempted.groups, cfg.curriculum, cfg.agent.success_threshold, share,
+                             env_pool if cfg.simulator.rwr_set == "pool" else [],
+                             make_objective(cfg.simulator, cfg.curriculum), Shaping.from_config(cfg.simulator))  # 4
 
     plan = plan_batch(data.tasks_per_epoch, data.generated_fraction, data.replay_per_epoch,
                       len(curriculum.kept), len(replayable), len(base))  # 5

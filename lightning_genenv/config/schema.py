@@ -29,6 +29,7 @@ from lightning_genenv.config.checks import (  # noqa: F401  (re-exported: the sc
     within,
 )
 from lightning_genenv.layout import SEED_STRIDE, BatchLayout
+from lightning_genenv.objectives import OBJECTIVES
 
 # lightning_genenv.benchmarks.BENCHMARKS, by name (not imported here: it loads torch); a test keeps them equal.
 BENCHMARK_NAMES = ("api_bank", "bfcl", "alfworld", "bamboogle", "travelplanner")
@@ -126,7 +127,8 @@ class AgentConfig:
 
 @dataclass
 class SimulatorConfig:
-    """KL-regularized reward-weighted regression (RWR)."""
+    """The environment simulator's update: its objective (the paper's KL-regularized RWR by default), reward
+    shaping, KL caps, and how it writes tasks."""
 
     learning_rate: float = 5e-4  # RESULTS.md: 2e-4 left the KL to the initial simulator under 1e-2; 0: frozen
     weight_decay: float = 0.0  # AdamW weight decay
@@ -139,28 +141,40 @@ class SimulatorConfig:
     temperature: float = 0.7  # below 1: a small simulator writes far fewer malformed tasks
     top_p: float = 0.95  # nucleus sampling
     # the temperature RWR fits (and measures the KL) at; None: simulator.temperature, so that the fitted and the
-    # logged policy is the sampling one (fitting T = 0.7 samples at T = 1 sharpens the simulator, issue 23)
+    # logged policy is the sampling one (fitting T = 0.7 samples at T = 1 sharpens the simulator)
     fit_temperature: Optional[float] = None
     # the prompt asks for a harder (easier) task when the family's success rate is more than
     # curriculum.in_band_width above (below) alpha;
     # false: the agent's history only, as in the paper, so that any curriculum comes from R_env. Kept on: against
-    # a frozen agent neither setting moved p-hat toward alpha (RESULTS.md, issue 23), and the default run's agent
+    # a frozen agent neither setting moved p-hat toward alpha (RESULTS.md), and the default run's agent
     # gain is measured with it
     difficulty_hint: bool = True
     # a generation whose answer equals a task its prompt showed (or an earlier one of the epoch) and whose
     # question rewords it is invalid (near_duplicate): never attempted, trained on or imitated (novelty.py)
     reject_near_duplicates: bool = True
-    # what each update fits: "epoch", this epoch's own generations that passed the filter (the paper's "from each
-    # environment-generated batch"); "pool", every one of D_env so far (the paper's SFT pool D_env), the weights
+    # what the rwr objective fits: "epoch", this epoch's own generations that passed the filter (the paper's "from
+    # each environment-generated batch"); "pool", every one of D_env so far (the paper's SFT pool D_env), the weights
     # self-normalized over them all and R_env as measured when each was attempted. Against a frozen agent "epoch"
-    # fitted 0-7 tasks an epoch, 7-10 steps a run, and learned no curriculum; "pool" took 41 steps and copied (near-
-    # duplicates 0.03 -> 0.53-0.63 of the generations), with no curriculum either (RESULTS.md, issue 23, seed 0)
+    # fitted 0-7 tasks an epoch and learned no curriculum; "pool" copied (near-duplicates 0.03 -> 0.53-0.63 of the
+    # generations), with no curriculum either (RESULTS.md)
     rwr_set: Literal["epoch", "pool"] = "epoch"
-    # rwr: the paper's positive weights exp(R_env / lam) on the RWR set. reinforce: a signed update on every generation
-    # of the epoch, invalid ones (near-duplicates included) at R_env = 0 and those below k_min at their R_env, each
-    # weighted by its advantage (R_env - mean) / std over the epoch: what RWR cannot do, push away from bad tasks.
-    # An ablation against a frozen agent (RESULTS.md, issue 23); the default is the paper's
-    objective: Literal["rwr", "reinforce"] = "rwr"
+    # rwr: the paper's fit set is p-hat >= curriculum.k_min; true: also p-hat <= 1 - k_min (the easiest dropped too)
+    rwr_two_sided: bool = False
+    # how an epoch's scored generations train the simulator (lightning_genenv/objectives/, one module each):
+    # rwr, the paper's weights exp(R / lam) on the generations that passed the filter; group_rwr, weights
+    # exp(A / tau) from each seed's candidates' group-relative advantages A; grpo, a policy gradient on those
+    # advantages with the KL (R-Zero's challenger); reinforce, signed weights from advantages over the whole epoch
+    objective: str = "rwr"
+    tau: float = 0.5  # group_rwr's temperature on advantages: weights exp(A / tau)
+    epsilon: float = 0.2  # grpo's ratio clip (inactive in its single pass over each epoch's generations)
+    # the simulator's reward (lightning_genenv/objectives/shaping.py): R_env(p-hat) of an attempted task, unless
+    reward_unsolved: Optional[float] = None  # the reward of a task never solved (p-hat 0); None: R_env(0)
+    reward_solved: Optional[float] = None  # of a task always solved (p-hat 1); None: R_env(1)
+    reward_invalid: float = 0.0  # of a generation that is not a valid task (malformed, copied, a near-duplicate)
+    near_duplicate_penalty: float = 0.0  # subtracted from a near-duplicate's reward
+    # a cap on each step's own change: a step whose KL to the weights before it (on its batch) exceeds this is
+    # undone and the epoch goes on (the paper's per-step cap); None: off. kl_max caps the change since the start
+    kl_step_max: Optional[float] = None
     max_completion_length: int = 96  # tokens per written task
     batch_size: int = 4  # generations per RWR step
     # m: tasks written per seed. 1 of each of 32 seeds (data.seeds_per_epoch) rather than 4 of each of 8 (m = 4 is
@@ -173,9 +187,14 @@ class SimulatorConfig:
         within("simulator", self, learning_rate="[0, 1]", weight_decay="[0, 1]", lam="(0, 100]", kl_coef="[0, 100]",
                kl_max="(0, 1e9]", temperature="(0, 10]", fit_temperature="(0, 10]", top_p="(0, 1]",
                max_completion_length=f"[1, {MAX_COUNT}]", batch_size=f"[1, {MAX_COUNT}]", num_variations="[1, 1000]",
-               num_examples="[0, 64]")
+               num_examples="[0, 64]", tau="(0, 100]", epsilon="(0, 1]", reward_unsolved="[-10, 10]",
+               reward_solved="[-10, 10]", reward_invalid="[-10, 10]", near_duplicate_penalty="[0, 10]",
+               kl_step_max="(0, 1e9]")
+        check(self.objective in OBJECTIVES,
+              f"simulator.objective={self.objective}: one of {', '.join(OBJECTIVES)} (lightning_genenv/objectives/)")
         check(self.objective == "rwr" or self.rwr_set == "epoch",
-              "simulator.objective=reinforce weighs the epoch's own generations; it needs simulator.rwr_set=epoch")
+              f"simulator.objective={self.objective} weighs the epoch's own generations; it needs "
+              f"simulator.rwr_set=epoch")
 
 
 def fit_temperature(sim) -> float:
@@ -201,7 +220,8 @@ class CurriculumConfig:
     k_min: float = 0.1  # generated tasks with p-hat below it join neither pool's training set
     band: Optional[float] = None  # optional |p - alpha| <= band filter (0: p-hat exactly alpha)
     # half-width of the "near alpha" band that is measured and prompted, never filtered on: the logged
-    # curriculum/in_band_fraction counts |p - alpha| <= it (curriculum.band instead when that filter is set), and
+    # curriculum/in_band_fraction counts |p - alpha| <= it, rounded up to the values k/n can take (with n = 8, 0.1
+    # around 0.5 counts 3/8 to 5/8; curriculum.band instead when that filter is set), and
     # the simulator's difficulty hint (simulator.difficulty_hint) asks for a harder (easier) task when the
     # family's success rate is more than it above (below) alpha
     in_band_width: float = 0.1
@@ -218,6 +238,31 @@ class CurriculumConfig:
         check(self.env_reward != "band" or self.band is not None,
               "curriculum.env_reward=band needs curriculum.band (e.g. 0.1)")
         check_file("curriculum.static_path", self.static_path)
+
+
+@dataclass
+class SolverConfig:
+    """Who attempts the generated tasks: the agent, or a calibrated solver (lightning_genenv/solver.py) whose success
+    rate is sigmoid(slope * (d0 - d(task))): a test of the simulator's objective where it must learn, no agent
+    model loaded (experiment=calibrated)."""
+
+    name: Literal["agent", "calibrated"] = "agent"  # who attempts the tasks; calibrated: no agent is loaded
+    # d(task), a function named like a reward function: package.module:function or path/file.py:function; built in:
+    # lightning_genenv.difficulty:digits (the digits of the question's numbers) and :operations
+    difficulty: str = "lightning_genenv.difficulty:digits"
+    d0: float = 2.0  # the difficulty solved half the time
+    slope: float = 2.0  # s: how sharply success falls with difficulty
+    d0_step: float = 0.0  # a moving target: d0 raised by this much every epoch
+
+    def __post_init__(self):
+        within("solver", self, d0="[-1e6, 1e6]", slope="(0, 1000]", d0_step="[-1e6, 1e6]")
+        if self.name == "calibrated":  # the difficulty function imports now, or the config is refused in one line
+            from lightning_genenv.reward_funcs import RewardFuncError, load_reward_func
+
+            try:
+                load_reward_func(self.difficulty, key="solver.difficulty")
+            except RewardFuncError as e:
+                raise ConfigError(str(e)) from None
 
 
 @dataclass
@@ -361,6 +406,7 @@ class Config:
     agent: AgentConfig = field(default_factory=AgentConfig)
     simulator: SimulatorConfig = field(default_factory=SimulatorConfig)
     curriculum: CurriculumConfig = field(default_factory=CurriculumConfig)
+    solver: SolverConfig = field(default_factory=SolverConfig)
     data: DataConfig = field(default_factory=DataConfig)
     rollout: RolloutConfig = field(default_factory=RolloutConfig)
     strategy: StrategyConfig = field(default_factory=StrategyConfig)
@@ -375,6 +421,11 @@ class Config:
         # one process here (the layout checks every process's share at the start, layout.BatchLayout.problem)
         uneven = BatchLayout.from_config(self.data, self.agent, self.trainer.accumulate_grad_batches, 1).uneven_steps()
         check(uneven is None, uneven)
+        if self.solver.name == "calibrated":  # the simulator's tasks, in one process (coevolution/calibrated.py)
+            check(self.curriculum.task_source == "simulator", "solver=calibrated rates the simulator's tasks; it needs "
+                  f"curriculum.task_source=simulator (got {self.curriculum.task_source})")
+            check(self.strategy.name == "single", f"solver=calibrated runs in one process; use strategy=single "
+                  f"(got {self.strategy.name})")
         if self.trainer.precision == "16-mixed":  # fp16 autocast with Lightning's gradient scaler
             check(self.strategy.name != "fsdp", "trainer.precision=16-mixed: strategy=fsdp (Lightning's "
                   "ModelParallelStrategy) does not support it; use bf16-mixed")

@@ -8,7 +8,17 @@ import pytest
 from lightning_genenv.coevolution import env_record, score_tasks
 from lightning_genenv.config import compose
 from lightning_genenv.generation import GeneratedTask
+from lightning_genenv.objectives import make_objective
+from lightning_genenv.objectives.shaping import Shaping
 from tests.fakes import group, solved, task
+
+
+def score(records, groups, share, *args, earlier=(), cur=None):
+    """score_tasks with the objective and shaping of ``model=tiny`` composed with ``args``."""
+    cfg = compose(["model=tiny", *args])
+    cur = cfg.curriculum if cur is None else cur
+    return score_tasks(records, groups, cur, success_threshold=1.0, share=share, earlier=list(earlier),
+                       objective=make_objective(cfg.simulator, cur), shaping=Shaping.from_config(cfg.simulator))
 
 
 def test_score_tasks_is_pure_and_complete():
@@ -18,7 +28,7 @@ def test_score_tasks_is_pure_and_complete():
     valid = [r for r in records if r.task is not None]
     groups = [group(r.task, solved(k, 4)) for r, k in zip(valid, [0, 1, 2, 4])]
     before = [g.rewards[:] for g in groups]
-    out = score_tasks(records, groups, cur, success_threshold=1.0, lam=1.0, share=2, earlier=[], objective="rwr")
+    out = score(records, groups, 2, cur=cur)
     assert [g.rewards for g in groups] == before  # nothing changed in place
     assert out.scores[1] is None and [s.p_hat for s in out.scores if s] == [0.0, 0.25, 0.5, 1.0]
     assert [s.trained_on for s in out.scores if s] == [False, True, True, True]
@@ -36,13 +46,13 @@ def test_score_tasks_is_pure_and_complete():
 
 
 def test_in_band_width_changes_the_in_band_fraction_and_nothing_else():
-    """curriculum.in_band_width is measured, never filtered on: p-hats 0.25 / 0.5 / 0.75 / 1.0 are 1 of 4 within
-    0.1 of alpha and 3 of 4 within 0.3; the scores, the filter, the RWR set and the kept groups are the same.
-    With curriculum.band set, the in-band fraction counts that band instead."""
+    """curriculum.in_band_width is measured, never filtered on: over 8 attempts, p-hats 0.25 / 0.5 / 0.75 / 1.0 are 1
+    of 4 within 0.1 of alpha (rounded up to the grid: 1/8) and 3 of 4 within 0.3 (3/8); the scores, the filter, the
+    RWR set and the kept groups are the same. With curriculum.band set, the in-band fraction counts that band
+    instead."""
     records = [GeneratedTask(3, "s", "simulator", [7], [8, 9], "x", task(i), None) for i in range(4)]
-    groups = [group(r.task, solved(k, 4)) for r, k in zip(records, [1, 2, 3, 4])]
-    narrow, wide, banded = (score_tasks(records, groups, compose(["model=tiny", *args]).curriculum,
-                                        success_threshold=1.0, lam=1.0, share=4, earlier=[], objective="rwr")
+    groups = [group(r.task, solved(k, 8)) for r, k in zip(records, [2, 4, 6, 8])]
+    narrow, wide, banded = (score(records, groups, 4, *args)
                             for args in ([], ["curriculum.in_band_width=0.3"],
                                          ["curriculum.in_band_width=0.3", "curriculum.band=0.1"]))
     assert narrow.stats.pop("curriculum/in_band_fraction") == 0.25
@@ -55,15 +65,13 @@ def test_in_band_width_changes_the_in_band_fraction_and_nothing_else():
 def test_pool_rwr_set_weights_earlier_fitted_generations_with_this_epochs():
     """simulator.rwr_set=pool: the earlier D_env records that were fitted (the simulator's, trained_on) join this
     epoch's RWR set, first, and the weights are self-normalized over all of them; the rest of D_env does not."""
-    cur = compose(["model=tiny"]).curriculum
     records = [GeneratedTask(3, "s", "simulator", [7], [8, 9], "x", task(i), None) for i in range(2)]
     groups = [group(r.task, solved(k, 4)) for r, k in zip(records, [2, 4])]
     earlier = [{"prompt_ids": [1], "completion_ids": [2], "r_env": 0.2, "trained_on": True, "source": "simulator"},
                {"prompt_ids": [3], "completion_ids": [4], "r_env": 1.0, "trained_on": False, "source": "simulator"},
                {"prompt_ids": [5], "completion_ids": [6], "r_env": 0.9, "trained_on": True, "source": "static"}]
-    alone = score_tasks(records, groups, cur, success_threshold=1.0, lam=1.0, share=2, earlier=[], objective="rwr")
-    pooled = score_tasks(records, groups, cur, success_threshold=1.0, lam=1.0, share=2, earlier=earlier,
-                         objective="rwr")
+    alone = score(records, groups, 2, "simulator.rwr_set=pool")
+    pooled = score(records, groups, 2, "simulator.rwr_set=pool", earlier=earlier)
     assert [r.completion_ids for r in pooled.sim_records] == [[2], [8, 9], [8, 9]]
     r_envs = [0.2, 1.0, math.exp(-10 * 0.25)]
     assert [r.weight for r in pooled.sim_records] == pytest.approx([3 * math.exp(r) / sum(map(math.exp, r_envs))
@@ -78,12 +86,11 @@ def test_pool_rwr_set_weights_earlier_fitted_generations_with_this_epochs():
 def test_reinforce_weighs_every_generation_of_the_epoch_by_its_signed_advantage():
     """simulator.objective=reinforce: the invalid generation (R_env 0) and the one below k_min join the set, and the
     weights are (R - mean) / std over all of them, hand-computed: negative for the bad ones, summing to 0."""
-    cur = compose(["model=tiny"]).curriculum
     records = [GeneratedTask(3, "s", "simulator", [7], [8, 9], "x", task(i), None) for i in range(3)]
     records.insert(1, GeneratedTask(3, "s", "simulator", [7], [5], "bad", None, "near_duplicate"))
     valid = [r for r in records if r.task is not None]
     groups = [group(r.task, solved(k, 4)) for r, k in zip(valid, [0, 2, 4])]
-    out = score_tasks(records, groups, cur, success_threshold=1.0, lam=1.0, share=2, earlier=[], objective="reinforce")
+    out = score(records, groups, 2, "simulator.objective=reinforce")
     r = [math.exp(-2.5), 0.0, 1.0, math.exp(-2.5)]  # p-hat 0, invalid, 0.5, 1.0 in the records' order
     m = sum(r) / 4
     sd = math.sqrt(sum((x - m) ** 2 for x in r) / 3)
@@ -92,11 +99,10 @@ def test_reinforce_weighs_every_generation_of_the_epoch_by_its_signed_advantage(
     assert sum(s.weight for s in out.sim_records) == pytest.approx(0.0, abs=1e-6)
     assert out.stats["sim/positive_weight_fraction"] == 0.25 and "sim/rwr_ess" not in out.stats
     # the filter, the D_train records and the kept groups are RWR's: only the simulator's set differs
-    rwr = score_tasks(records, groups, cur, success_threshold=1.0, lam=1.0, share=2, earlier=[], objective="rwr")
+    rwr = score(records, groups, 2)
     assert out.scores == rwr.scores and out.train_records == rwr.train_records and out.kept == rwr.kept
     # every generation equally good: nothing to push toward or away from
-    same = score_tasks(records[2:3], groups[1:2], cur, success_threshold=1.0, lam=1.0, share=2, earlier=[],
-                       objective="reinforce")
+    same = score(records[2:3], groups[1:2], 2, "simulator.objective=reinforce")
     assert same.sim_records == []
 
 

@@ -1,0 +1,37 @@
+"""Difficulty functions ``d(task) -> float | None`` for the calibrated solver (:mod:`lightning_genenv.solver`),
+named like reward functions: ``solver.difficulty=package.module:function`` (or ``path/file.py:function``).
+
+A difficulty function reads a task, never runs it. It returns None for a task it cannot rate (the solver then
+fails it: a simulator must not earn its reward by writing tasks outside the family the function knows).
+
+Built in, for the embedded arithmetic family (``qa_arith``):
+
+* :func:`digits`: the number of digits of the numbers in the question (``What is 57 plus 23?`` is 4);
+* :func:`operations`: the number of arithmetic operations asked for (``plus``, ``minus``, ``times``, ``+``, ...).
+
+Deliberately left out: difficulty learned from data (the point of a calibrated solver is a known one).
+"""
+
+from __future__ import annotations
+
+import re
+
+from lightning_genenv.tasks import Task
+
+_NUMBER = re.compile(r"\d+")
+_OPERATION = re.compile(r"\b(plus|minus|times|divided by|multiplied by|sum of|difference|product of|more|less)\b"
+                        r"|[+*/×÷]|(?<=\d)\s*-\s*(?=\d)", re.IGNORECASE)
+
+
+def digits(task: Task) -> float | None:
+    """The number of digits of the numbers in the question; None when it has none."""
+    numbers = _NUMBER.findall(task.question)
+    return float(sum(len(n) for n in numbers)) if numbers else None
+
+
+def operations(task: Task) -> float | None:
+    """The number of arithmetic operations the question asks for; None when it asks for none or has no number."""
+    if not _NUMBER.search(task.question):
+        return None
+    count = len(_OPERATION.findall(task.question))
+    return float(count) if count else None

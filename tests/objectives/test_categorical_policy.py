@@ -1,0 +1,41 @@
+"""Every simulator objective, in the one place a curriculum learner must succeed: a categorical policy over
+difficulty against the calibrated solver's success law (:mod:`tests.objectives.categorical`). From a start whose
+mean ``d`` is about 7, too hard (``d0 = 3``: success about 0.03) or too easy (``d0 = 11``: about 0.97), each
+objective must bring the policy's mean success within 0.1 of ``α = 0.5`` in 150 steps of 32 generations.
+
+The paper's RWR at its settings (``lam = 1``, ``k_min = 0.1``, ``kl_coef = 0.1``) passes too, from both sides: with
+150 Adam steps on a policy this small, imitating the tasks solved at least once, against the KL to the start, is
+enough. It is the slowest from the too-easy side (it imitates the too-easy tasks with weights within e of the
+others'), and ends furthest from ``α`` there."""
+
+import pytest
+
+from lightning_genenv.objectives import OBJECTIVES
+from tests.objectives.categorical import START, expected, train
+
+SLOPE = 2.0
+
+
+@pytest.mark.parametrize("d0, success", [(3.0, 0.03), (11.0, 0.97)])
+def test_the_start_is_far_from_alpha(d0, success):
+    assert abs(expected(START, d0, SLOPE)[0] - 7.0) < 1e-6
+    assert expected(START, d0, SLOPE)[1] == pytest.approx(success, abs=0.01)
+
+
+@pytest.mark.parametrize("name", sorted(OBJECTIVES))
+@pytest.mark.parametrize("d0", [3.0, 11.0])
+def test_each_objective_learns_the_curriculum(name, d0):
+    d, success = expected(train([f"simulator.objective={name}"], d0=d0), d0, SLOPE)
+    assert abs(success - 0.5) <= 0.1, (name, d0, d, success)
+
+
+def test_an_untrained_policy_stays_where_it_started():
+    """The control: zero learning rate, the same draws; the success rate is the start's."""
+    for d0 in (3.0, 11.0):
+        assert expected(train(["simulator.objective=grpo"], d0=d0, lr=0.0), d0, SLOPE) == expected(START, d0, SLOPE)
+
+
+def test_the_group_objectives_end_nearer_alpha_than_the_papers_rwr_from_the_easy_side():
+    errors = {name: abs(expected(train([f"simulator.objective={name}"], d0=11.0), 11.0, SLOPE)[1] - 0.5)
+              for name in OBJECTIVES}
+    assert max(errors["grpo"], errors["group_rwr"], errors["reinforce"]) < errors["rwr"], errors
