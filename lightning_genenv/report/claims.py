@@ -241,7 +241,8 @@ _SC = "not archived: seeds 0–6 (79a4d3a, 312c36b, b0e8555); seeds 7–8 in run
 CLAIMS: tuple[Claim, ...] = (
     Claim("the default agent's gain, 3 seeds", "+0.101 [+0.013, +0.189]",
           lambda root: gains_over_seeds(root, AFTER),
-          ((R, "Does the agent learn?"), (R, "**Gain, 3 seeds:"), (README, "What the runs show")),
+          ((R, "Does the agent learn?"), (R, "**Gain, 3 seeds:"), (README, "What the runs show"),
+           ("docs/GUIDE.md", "learns (sampled held-out reward")),
           "runs/after-s{0,1,2}"),
     *(Claim(f"the default agent's gain, seed {s}", v, (lambda root, s=s: ci(_held_out_gain().gain(
         *_held_out_gain().start_end(root / RUNS / f"after-s{s}")))), ((R, f"| {s} | {start} → {end} |"),),
