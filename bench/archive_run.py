@@ -1,7 +1,7 @@
 """Keep a run without its weights: a copy of the run directory that the repository can hold, which the report
 and the analyses read as they read the run.
 
-    python bench/archive_run.py runs=[runs/a,runs/b] out=docs/results/runs [max_file_mb=20]
+    python bench/archive_run.py runs=[runs/a,runs/b] out=docs/results/runs [max_file_mb=20] [claims_only=true]
 
 Each run is copied to ``out/<the run directory's name>/`` byte for byte, all but ``checkpoints/`` and ``final/``
 (the weights, about 3 GiB a default run): ``config.yaml``, ``run_choices.json``, ``run_record.json``,
@@ -12,6 +12,16 @@ Each run is copied to ``out/<the run directory's name>/`` byte for byte, all but
 
 Run directories do not outlive the machine they were made on; what a results section cites should be a copy
 in the repository, so that its tables can be recomputed and its plots redrawn with later seeds.
+
+``claims_only=true`` keeps what the documents' figures read (``report.claims``, ``held_out_gain.py``,
+``phase_times.py``, ``paired_epochs.py``): everything above but the pools' records (``pools/*.jsonl``, kept:
+``pools/manifest.json``, their per-epoch counts and hashes) and ``static_tasks.jsonl``, the bulk of a run (about
+0.9 of its 1 MiB); the report's per-family ``p̂``, ``p_hat_headroom.py`` and ``near_duplicates.py`` need the records.
+
+A file byte for byte equal to one already under ``out`` (the same step-0 validation of a seed in several settings,
+the same run choices) is stored once: the copy becomes a relative link to the file already there, listed with its
+hash like any other and under ``linked`` in ``archive.json`` (``docs/results`` holds no file twice,
+``tests/test_results_archive.py``).
 
 A target that exists is refused (an archive is never overwritten or merged into), as are a run that is not a
 run directory (no ``config.yaml``) and one without ``summary.json`` (unfinished) unless ``unfinished=true``.
@@ -24,6 +34,7 @@ tensor's byte hash where a reproduction must be checked), compression, and commi
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sys
 from dataclasses import dataclass
@@ -43,9 +54,15 @@ class Args:
     out: str = MISSING  # the folder that receives one copy per run, named as the run directory
     max_file_mb: float = 20.0  # a file larger than this is left out and listed in archive.json
     unfinished: bool = False  # also copy a run without summary.json (stopped or still running)
+    claims_only: bool = False  # leave out the pools' records and static_tasks.jsonl (no figure reads them)
 
 
-def plan(run: Path, max_bytes: int) -> tuple[list[Path], dict[str, str]]:
+def _records_only(rel: Path) -> bool:
+    """A file ``claims_only`` leaves out: a pool's records or the static task set."""
+    return (rel.parts[0] == "pools" and rel.suffix == ".jsonl") or rel.as_posix() == "static_tasks.jsonl"
+
+
+def plan(run: Path, max_bytes: int, claims_only: bool = False) -> tuple[list[Path], dict[str, str]]:
     """The files of ``run`` to copy (relative paths, sorted) and those left out (relative path -> why)."""
     files, left_out = [], {}
     for path in sorted(run.rglob("*")):
@@ -57,7 +74,9 @@ def plan(run: Path, max_bytes: int) -> tuple[list[Path], dict[str, str]]:
             left_out[rel.as_posix()] = "not a plain file"
         elif path.is_file():
             size = path.stat().st_size
-            if size > max_bytes:
+            if claims_only and _records_only(rel):
+                left_out[rel.as_posix()] = "records no figure reads (claims_only)"
+            elif size > max_bytes:
                 left_out[rel.as_posix()] = f"{size} bytes, over max_file_mb"
             else:
                 files.append(rel)
@@ -74,15 +93,36 @@ def _refusal(run: Path, target: Path, unfinished: bool) -> str | None:
     return None
 
 
-def archive(run: Path, target: Path, max_bytes: int) -> dict:
-    """Copy ``run`` without its weights to ``target`` (which must not exist); returns what ``archive.json`` holds."""
-    files, left_out = plan(run, max_bytes)
-    record = {"source": str(run.resolve()), "files": {}, "left_out": left_out}
+def stored(out: Path) -> dict[str, Path]:
+    """SHA-256 -> a regular, non-empty file under ``out`` holding those bytes (links are not stores)."""
+    found: dict[str, Path] = {}
+    if out.is_dir():
+        for path in sorted(out.rglob("*")):
+            if path.is_file() and not path.is_symlink() and path.stat().st_size > 0:
+                found.setdefault(sha256_file(path), path)
+    return found
+
+
+def archive(run: Path, target: Path, max_bytes: int, claims_only: bool = False,
+            store: dict[str, Path] | None = None) -> dict:
+    """Copy ``run`` without its weights to ``target`` (which must not exist); returns what ``archive.json`` holds.
+    A file whose bytes ``store`` (:func:`stored`) already holds becomes a relative link to it; ``store`` grows
+    with the files copied."""
+    files, left_out = plan(run, max_bytes, claims_only)
+    store = {} if store is None else store
+    record = {"source": str(run.resolve()), "files": {}, "left_out": left_out, "linked": {}}
     for rel in files:
         dest = target / rel
         dest.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(run / rel, dest)
-        record["files"][rel.as_posix()] = {"bytes": dest.stat().st_size, "sha256": sha256_file(dest)}
+        digest, size = sha256_file(run / rel), (run / rel).stat().st_size
+        if size > 0 and digest in store:
+            dest.symlink_to(os.path.relpath(store[digest], dest.parent))
+            record["linked"][rel.as_posix()] = os.path.relpath(store[digest], target)
+        else:
+            shutil.copy2(run / rel, dest)
+            if size > 0:
+                store[digest] = dest
+        record["files"][rel.as_posix()] = {"bytes": size, "sha256": digest}
     (target / "archive.json").write_text(json.dumps(record, indent=1) + "\n")
     return record
 
@@ -99,10 +139,12 @@ def main(argv: list[str]) -> list[Path]:
     refusals = [why for run, target in pairs if (why := _refusal(run, target, args.unfinished))]
     if refusals:
         raise SystemExit("\n".join(refusals))
+    store = stored(out)
     for run, target in pairs:
-        record = archive(run, target, max_bytes)
+        record = archive(run, target, max_bytes, args.claims_only, store)
         size = sum(f["bytes"] for f in record["files"].values())
-        print(f"{run} -> {target}: {len(record['files'])} files, {size / 2**20:.2f} MiB; "
+        print(f"{run} -> {target}: {len(record['files'])} files, {size / 2**20:.2f} MiB "
+              f"({len(record['linked'])} linked to a copy already kept); "
               f"left out: {', '.join(sorted(record['left_out'])) or 'nothing'}")
     return targets
 

@@ -58,3 +58,31 @@ def test_refusals_name_each_run_and_write_nothing(tmp_path):
         archive_module.main([f"runs=[{unfinished}]", f"out={out}", "unfinished=true"])
     with pytest.raises(SystemExit, match="same directory name"):
         archive_module.main([f"runs=[{good},{tmp_path / 'other' / 'good'}]", f"out={tmp_path / 'k2'}"])
+
+
+def test_a_file_already_kept_is_linked_not_stored_twice(tmp_path):
+    first, second = _run(tmp_path, "s0"), _run(tmp_path, "s1")  # the same files byte for byte, but their names
+    (second / "validation" / "end.jsonl").write_text('{"task": "a", "sampled_rewards": [1.0, 1.0]}\n')
+    out = tmp_path / "kept"
+    archive_module.main([f"runs=[{first}]", f"out={out}"])
+    [target] = archive_module.main([f"runs=[{second}]", f"out={out}"])  # a later call links to the first's files
+    record = json.loads((target / "archive.json").read_text())
+    assert record["linked"]["validation/step0.jsonl"] == "../s0/validation/step0.jsonl"
+    assert (target / "validation" / "step0.jsonl").is_symlink()
+    assert "validation/end.jsonl" not in record["linked"] and not (target / "validation" / "end.jsonl").is_symlink()
+    for rel, entry in record["files"].items():  # every file reads as the run's, linked or not
+        assert (target / rel).read_bytes() == (second / rel).read_bytes()
+        assert entry["sha256"] == hashlib.sha256((second / rel).read_bytes()).hexdigest()
+    assert gain_module.start_end(target) == gain_module.start_end(second)
+
+
+def test_claims_only_leaves_out_the_records_and_keeps_what_the_figures_read(tmp_path):
+    run = _run(tmp_path, "r0")
+    (run / "pools" / "manifest.json").write_text('{"version": 1}\n')
+    (run / "static_tasks.jsonl").write_text('{"task": "s"}\n')
+    [target] = archive_module.main([f"runs=[{run}]", f"out={tmp_path / 'kept'}", "claims_only=true"])
+    record = json.loads((target / "archive.json").read_text())
+    assert "pools/manifest.json" in record["files"] and "validation/step0.jsonl" in record["files"]
+    assert record["left_out"]["pools/d_env.jsonl"] == record["left_out"]["static_tasks.jsonl"] == \
+        "records no figure reads (claims_only)"
+    assert gain_module.start_end(target) == gain_module.start_end(run)
