@@ -15,8 +15,8 @@ in the repository, so that its tables can be recomputed and its plots redrawn wi
 
 ``claims_only=true`` keeps what the documents' figures read (``report.claims``, ``held_out_gain.py``,
 ``phase_times.py``, ``paired_epochs.py``): everything above but the pools' records (``pools/*.jsonl``, kept:
-``pools/manifest.json``, their per-epoch counts and hashes) and ``static_tasks.jsonl``, the bulk of a run (about
-0.9 of its 1 MiB); the report's per-family ``p̂``, ``p_hat_headroom.py`` and ``near_duplicates.py`` need the records.
+``pools/manifest.json``, their per-epoch counts and hashes) and ``static_tasks.jsonl``, the bulk of a run (0.67 to
+0.77 of the 0.8 to 1.1 MB of the archived default-sized runs); the report's per-family ``p̂``, ``p_hat_headroom.py`` and ``near_duplicates.py`` need the records.
 
 A file byte for byte equal to one already under ``out`` (the same step-0 validation of a seed in several settings,
 the same run choices) is stored once: the copy becomes a relative link to the file already there, listed with its
