@@ -81,12 +81,7 @@ def ci(d) -> str:
 
 def _held_out_gain():
     """``bench/held_out_gain.py`` as a module: its readers of a run's step-0 and end validation."""
-    if "held_out_gain" not in sys.modules:
-        spec = importlib.util.spec_from_file_location("held_out_gain", ROOT / "bench" / "held_out_gain.py")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules["held_out_gain"] = module  # its dataclass needs the module registered
-        spec.loader.exec_module(module)
-    return sys.modules["held_out_gain"]
+    return _bench_script("held_out_gain")
 
 
 def run_end(root: Path, run: str, metric: str = "sampled") -> float:
@@ -417,6 +412,27 @@ def plot(root: Path = ROOT, out: Path | None = None) -> list[Path]:
     return paths
 
 
+def _bench_script(name: str):
+    """A ``bench/`` script as a module (they are not a package), loaded once."""
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, ROOT / "bench" / f"{name}.py")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module  # their dataclasses need the module registered
+        spec.loader.exec_module(module)
+    return sys.modules[name]
+
+
+def _phase_row(phases: tuple[str, ...], runs: tuple[str, ...]) -> Callable[[Path], str]:
+    """A row of BENCHMARKS.md's phase table: the phases' seconds summed over each run (``bench/phase_times.py``)."""
+    def compute(root: Path) -> str:
+        cells = []
+        for run in runs:
+            series, _ = _bench_script("phase_times").phase_series(root / RUNS / run)
+            cells.append(f"{sum(round(sum(series.get(p, []))) for p in phases):,}")  # each phase as phase_times rounds
+        return " | ".join(cells)
+    return compute
+
+
 def _peak_rss(run: str) -> Callable[[Path], str]:
     def compute(root: Path) -> str:
         summary = json.loads((root / RUNS / run / "summary.json").read_text(encoding="utf-8"))
@@ -458,6 +474,14 @@ CLAIMS = CLAIMS + tuple(
     Claim("the default run's wall time, seed 1", "1,418 s", _wall("after-s1"),
           ((B, "| `wall_time_s` |"), (B, "the default `python train.py`, seed 0, alone")),
           "runs/after-s1/summary.json"),
+    *(Claim(f"BENCHMARKS.md's phase table: {row}", value, _phase_row(phases, ("before-s0", "after-s0", "after-s1")),
+            ((B, f"| {row}"),), "runs/{before-s0,after-s0,after-s1}/tb") for row, phases, value in (
+        ("agent update", ("agent_update",), "350 | 342 | 378"),
+        ("prepare groups", ("prepare_groups",), "284 | 142 | 147"),
+        ("agent rollouts", ("agent_rollouts",), "241 | 231 | 226"),
+        ("simulator writes tasks", ("generate_tasks",), "149 | 149 | 139"),
+        ("simulator update", ("simulator_update",), "120 | 133 | 73"),
+        ("checkpoints, weight sync", ("checkpoint", "weight_sync"), "19 | 17 | 17"))),
     Claim("the default run's peak RSS, seed 0", "12.1 GiB", _peak_rss("after-s0"),
           ((B, "the default `python train.py`, seed 0, alone"),), "runs/after-s0/summary.json"),
 )
