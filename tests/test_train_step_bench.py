@@ -24,9 +24,15 @@ bench = load_bench_script("train_step")
 @pytest.mark.parametrize("player, beta", [("agent", 0.0), ("agent", 0.04), ("simulator", 0.0)])
 def test_ours_and_trl_do_equal_work(player, beta):
     args = SimpleNamespace(shape={"agent": (2, 4, 24, 8), "simulator": (2, 24, 8)}, beta=beta, kl_coef=0.1,
-                           loss_type="dapo", lora=False, stored_ref=False, reps=1, no_memory=True)
+                           loss_type="dapo", lora=False, stored_ref=False, reps=3, no_memory=True)
     row = bench.compare(player, "tiny", args)  # raises when the losses or gradients differ
     assert row["grad_rel_diff"] < 1e-3
     if player == "agent":
         assert row["loss_ours"] == pytest.approx(row["loss_trl"], rel=1e-4, abs=1e-6)
-    assert row["ours_s"] > 0 and row["trl_s"] > 0
+    # the reported times are the medians of one measured step per repetition, and the rates follow from them
+    for side in ("ours", "trl"):
+        times = row["times"][side]
+        assert len(times) == args.reps and len(row["cpu_times"][side]) == args.reps and min(times) > 0
+        assert row[f"{side}_s"] == round(sorted(times)[1], 3)
+        assert row[f"{side}_tok_s"] == round(row["completion_tokens"] / sorted(times)[1], 1)
+    assert row["speedup"] == round(sorted(row["times"]["trl"])[1] / sorted(row["times"]["ours"])[1], 2)

@@ -16,6 +16,7 @@ import dataclasses
 import importlib.util
 import sys
 
+import numpy
 import pytest
 import torch
 
@@ -147,6 +148,10 @@ def test_a_seeded_call_repeats_its_samples_and_leaves_the_engines_stream_as_it_w
     def ids(groups):
         return [[s.completion_ids for s in g] for g in groups]
 
+    def reseed(seed):  # the engine's own streams: torch's (CPU runner), NumPy's (the GPU runner's request seeds)
+        torch.manual_seed(seed)
+        numpy.random.seed(seed)
+
     embeddings = model.get_input_embeddings().weight
     with torch.no_grad():
         embeddings.div_(30.0)  # the random model's own spread-out distributions, for this test only
@@ -155,12 +160,12 @@ def test_a_seeded_call_repeats_its_samples_and_leaves_the_engines_stream_as_it_w
         first = ids(engine.generate(PROMPTS[:2], seeded))
         assert ids(engine.generate(PROMPTS[:2], seeded)) == first
         assert ids(engine.generate(PROMPTS[:2], dataclasses.replace(seeded, seed=12))) != first
-        torch.manual_seed(5)  # the colocated engine samples from torch's global generator
+        reseed(5)
         without = ids(engine.generate(PROMPTS[:2], plain))
-        torch.manual_seed(5)
+        reseed(5)
         engine.generate(PROMPTS[:2], seeded)
         assert ids(engine.generate(PROMPTS[:2], plain)) == without
-        torch.manual_seed(5)
+        reseed(5)
         engine.generate(PROMPTS[:2], plain)  # an unseeded call does advance it
         assert ids(engine.generate(PROMPTS[:2], plain)) != without
     finally:
@@ -247,27 +252,88 @@ def test_lora_weights_are_merged_without_mutating_the_model(setup, model_dir):
     _assert_greedy_parity(model, tok, engine)
 
 
-@pytest.mark.slow
-@needs_vllm
-def test_train_py_rollout_vllm_end_to_end(model_dir, setup, tmp_path):
-    """The e2e smoke: train.main with rollout=vllm, one epoch on the tiny model, and sync metrics.
+VLLM_RUN = ["rollout=vllm", "data.families=[weather,qa_arith]", "data.num_val=4", "data.num_val_subset=2",
+            "data.seeds_per_epoch=2", "data.tasks_per_epoch=4", "data.replay_per_epoch=0", "simulator.num_variations=2",
+            "agent.num_generations=4", "agent.max_completion_length=16", "simulator.max_completion_length=16",
+            "agent.val_num_generations=4", "trainer.max_epochs=2", "trainer.enable_progress_bar=false",
+            "model.lora.enabled=false", "curriculum.k_min=0.0", "agent.learning_rate=1e-3",
+            "agent.reward_funcs=[lightning_genenv.rewards:task_check,tests.reward_plugins:tie_breaker]"]
 
-    It builds its own engine; the module's engine is released first so that only one runs."""
+
+@pytest.fixture(scope="module")
+def vllm_runs(model_dir, setup, tmp_path_factory):
+    """Two runs of train.main with rollout=vllm, 2 epochs on the tiny model (the tie-breaking reward gives every
+    group an advantage): ``validated`` validates at step 0 and after each epoch, ``end_only`` at the end only.
+    Each builds its own engine; the module's engine is released first so that only one runs."""
     import train
 
     _release()
-    out = tmp_path / "run"
-    args = [f"model.agent={model_dir}", f"model.simulator={model_dir}", f"run_dir={out}", "rollout=vllm",
-            "data.families=[weather,qa_arith]", "data.num_val=4", "data.seeds_per_epoch=2",
-            "data.tasks_per_epoch=4", "data.replay_per_epoch=0", "simulator.num_variations=2",
-            "agent.num_generations=4", "agent.max_completion_length=16", "simulator.max_completion_length=16",
-            "trainer.max_epochs=1", "trainer.enable_progress_bar=false", "model.lora.enabled=false",
-            "trainer.save_hf=false"]
-    assert train.main(args) == out
+    root = tmp_path_factory.mktemp("vllm-runs")
+    runs = {"validated": ["trainer.val_every_n_epochs=1"],
+            "end_only": ["trainer.val_every_n_epochs=1000", "trainer.val_before_training=false"]}
+    for name, extra in runs.items():
+        out = root / name
+        assert train.main([f"model.agent={model_dir}", f"model.simulator={model_dir}", f"run_dir={out}",
+                           *VLLM_RUN, *extra]) == out
+    return {name: root / name for name in runs}
+
+
+def _scalars(run_dir, player="agent"):
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    acc = EventAccumulator(str(run_dir / "tb" / player), size_guidance={"scalars": 0})
+    acc.Reload()
+    return acc
+
+
+@pytest.mark.slow
+@needs_vllm
+def test_train_py_rollout_vllm_end_to_end(vllm_runs, model_dir):
+    """train.main with rollout=vllm: it chose vLLM, pushed the weights into it every epoch, the simulator wrote
+    every task and the agent trained through it (its exported weights differ from the start)."""
     import json
 
+    from safetensors.torch import load_file
+
+    out = vllm_runs["validated"]
     summary = json.loads((out / "summary.json").read_text())
-    assert summary["agent_steps"] == 2 and summary["epochs"] == 1
+    assert summary["agent_steps"] == 4 and summary["epochs"] == 2
+    assert json.loads((out / "run_choices.json").read_text())["rollout"]["backend"] == "vllm"
+    agent = _scalars(out)
+    assert [e.value > 0 for e in agent.Scalars("rollout/weight_syncs")] == [True, True]
+    assert all(e.value > 0 for e in agent.Scalars("time/weight_sync"))
+    d_env = [json.loads(line) for line in (out / "pools" / "d_env.jsonl").read_text().splitlines()]
+    assert len(d_env) == 2 * 2 * 2  # epochs x seeds x variations: every generation recorded
+    from lightning_genenv.models import load_causal_lm
+
+    start = load_causal_lm(model_dir)[0].state_dict()
+    final = load_file(out / "final" / "agent" / "model.safetensors")
+    assert set(final) <= set(start) and any(not torch.equal(final[k], start[k]) for k in final), "no training"
+
+
+@pytest.mark.slow
+@needs_vllm
+def test_how_often_a_run_validates_does_not_change_what_it_trains_with_vllm(vllm_runs):
+    """Validation's seeded sampling on vLLM (own_random_stream on the CPU) leaves the training rollouts alone:
+    the run validating at step 0 and after each epoch and the one validating at the end only have the same
+    pools, per-step training curves, final weights and end validation."""
+    import json
+
+    from safetensors.torch import load_file
+
+    validated, end_only = vllm_runs["validated"], vllm_runs["end_only"]
+    assert sorted(p.name for p in (end_only / "validation").iterdir()) == ["end.jsonl"]
+    assert len(list((validated / "validation").iterdir())) == 3  # step 0, epoch 0, the end
+    for pool in ("d_env.jsonl", "d_train.jsonl"):
+        assert (end_only / "pools" / pool).read_text() == (validated / "pools" / pool).read_text(), pool
+    for player in ("agent", "simulator"):
+        ours, theirs = (load_file(d / "final" / player / "model.safetensors") for d in (end_only, validated))
+        assert all(torch.equal(ours[k], theirs[k]) for k in theirs), player
+    ours, theirs = _scalars(end_only), _scalars(validated)
+    for tag in ("agent/loss", "agent/reward", "agent/grad_norm", "rollout/reward"):
+        assert [(e.step, e.value) for e in ours.Scalars(tag)] == [(e.step, e.value) for e in theirs.Scalars(tag)], tag
+    last = [json.loads(line) for line in (validated / "validation" / "epoch-1.jsonl").read_text().splitlines()]
+    assert [json.loads(line) for line in (end_only / "validation" / "end.jsonl").read_text().splitlines()] == last
 
 
 def _release() -> None:
@@ -282,41 +348,63 @@ def _release() -> None:
 
 @pytest.mark.slow
 @needs_vllm
-def test_static_augment_writes_its_task_set_with_vllm(model_dir, tmp_path):
+def test_static_augment_writes_its_task_set_with_vllm(model_dir, tmp_path, capsys, monkeypatch):
     """``experiment=genenv_static rollout=vllm``: the simulator writes the static set through vLLM (it
-    once crashed there with an AttributeError: no rollout config reached the engine)."""
+    once crashed there with an AttributeError: no rollout config reached the engine). The random model's tasks
+    are rarely valid, so the file may be empty: every generation must be accounted for, valid (a line of the
+    file) or invalid (a counted reason), one per base seed."""
+    import ast
     import json
+    import re
 
     from lightning_genenv import static_augment
+    from lightning_genenv.rollout.vllm import VLLMEngine
 
     _release()
+    engines = []
+    build = static_augment.build_engine
+    monkeypatch.setattr(static_augment, "build_engine", lambda *a, **k: engines.append(build(*a, **k)) or engines[-1])
     out = tmp_path / "static.jsonl"
     static_augment.main([f"out={out}", "variations=1", "experiment=genenv_static", "rollout=vllm",
                          f"model.simulator={model_dir}", "model.lora.enabled=false", "data.families=[weather]",
                          "simulator.max_completion_length=16", "trainer.enable_progress_bar=false"])
-    assert out.is_file()
-    for line in out.read_text().splitlines():
-        assert json.loads(line)["family"] == "weather"
+    assert [type(e) for e in engines] == [VLLMEngine]
+    line = re.search(r"wrote (\d+) valid tasks of (\d+) generations to .*; invalid: (\{.*\})", capsys.readouterr().out)
+    valid, total, invalid = int(line[1]), int(line[2]), ast.literal_eval(line[3])
+    tasks = [json.loads(t) for t in out.read_text().splitlines()]
+    assert total > 0 and valid + sum(invalid.values()) == total and len(tasks) == valid
+    assert all(t["family"] == "weather" for t in tasks)
 
 
 @pytest.mark.slow
 @needs_vllm
-def test_evaluate_runs_with_vllm(model_dir, tmp_path):
-    """``evaluate.py rollout=vllm`` scores a benchmark through the vLLM engine."""
+def test_evaluate_runs_with_vllm(model_dir, tmp_path, monkeypatch):
+    """``evaluate.py rollout=vllm`` scores a benchmark through the vLLM engine. The second item gets its right
+    answer instead of the random model's (tests/correcting.py): it must score 1, and every score must be the
+    benchmark's own score of the output it records."""
     import json
+    from collections import Counter
 
     import evaluate
+    import lightning_genenv.evaluate as evaluation
+    from lightning_genenv.benchmarks import BENCHMARKS
+    from lightning_genenv.rollout.vllm import VLLMEngine
+    from tests.correcting import check_scores, correcting
 
     _release()
     (tmp_path / "data" / "bamboogle").mkdir(parents=True)
     items = [{"Question": f"What is {i} plus {i}?", "Answer": str(2 * i)} for i in range(3)]
     (tmp_path / "data" / "bamboogle" / "bamboogle_125.json").write_text(json.dumps(items))
+    bench = BENCHMARKS["bamboogle"]
+    loaded = bench.load(tmp_path / "data" / bench.subdir, Counter())
+    engines = []
+    build = correcting(evaluation.build_engine, loaded[1], f"<answer>{loaded[1].gold}</answer>")
+    monkeypatch.setattr(evaluation, "build_engine", lambda *a, **k: engines.append(build(*a, **k)) or engines[-1])
     out = evaluate.main(["benchmark=bamboogle", f"model={model_dir}", "rollout=vllm", f"out={tmp_path / 'eval'}",
                          f"data_root={tmp_path / 'data'}", "max_new_tokens=8", "progress=false"])
-    records = [json.loads(line) for line in (out / "items.jsonl").read_text().splitlines()]
-    assert len(records) == 3 and all(r["prompt"] and "output" in r for r in records)
-    summary = json.loads((out / "summary.json").read_text())
-    assert summary["n_items"] == 3 and summary["decoding"] == "greedy"
+    assert [type(e) for e in engines] == [VLLMEngine]
+    records = check_scores(out, bench, loaded, loaded[1])
+    assert all(r["prompt"] and r["output"] for r in records)
 
 
 @pytest.mark.slow
