@@ -85,7 +85,7 @@ def test_help_lists_groups_options_and_every_key(capsys):
     assert train.main(["--help"]) is None
     out = capsys.readouterr().out
     assert "model: embedded, embedded_full, tiny (default: embedded)" in out
-    assert "experiment: base_grpo, calibrated, frozen_agent, genenv, genenv_random" in out
+    assert "experiment: base_grpo, calibrated, frozen_agent, genenv, genenv_group, genenv_random" in out
     assert "solver: agent, calibrated (default: agent)" in out
     for key in schema_keys(Config):
         assert f"  {key.name} " in out, key.name
