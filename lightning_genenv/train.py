@@ -27,6 +27,7 @@ import torch
 from lightning.pytorch.utilities import rank_zero_only
 from omegaconf import OmegaConf
 
+from lightning_genenv import stopping
 from lightning_genenv.agent import AgentModule
 from lightning_genenv.callbacks import benchmarks as benchmark_validation
 from lightning_genenv.callbacks import hf_checkpoints
@@ -154,7 +155,8 @@ def run(cfg, argv: list[str] | None = None) -> Path:
                 player_logger.save()  # not at the first fit: the simulator's may never fit
     # HF checkpoints before coevolution, which writes last.ckpt at the epoch's end
     benchmarks = benchmark_validation.from_config(cfg)
-    callbacks = [*hf_checkpoints.from_config(cfg), coevolution, held_out, *benchmarks, EpochSummary(), StopAllRanks()]
+    callbacks = [stopping.EpochInStop(), *hf_checkpoints.from_config(cfg), coevolution, held_out, *benchmarks,
+                 EpochSummary(), StopAllRanks()]
     trainer = make_trainer(
         cfg, logger, max_epochs=cfg.trainer.max_epochs, callbacks=callbacks,
         accumulate_grad_batches=acc, check_val_every_n_epoch=cfg.trainer.val_every_n_epochs,
@@ -216,7 +218,8 @@ def main(argv: list[str] | None = None) -> Path | None:
         if (line := auto_line(argv, cfg)) and rank_zero_only.rank == 0:
             print(line, flush=True)
         cfg = frozen(cfg)  # the run directory that an error line names
-        return run(cfg, argv)
+        with stopping.on_signals(lambda: cfg.run_dir):  # SIGTERM, SIGINT, SIGUSR1: 128 + signal, how to go on
+            return run(cfg, argv)
     except (ConfigError, FileNotFoundError, DataError, ModelUnavailable, NonFiniteError, PoolError,
             CheckpointError) as e:
         _exit(cfg, f"error: {_rank(cfg)}{e}")

@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from lightning_genenv import stopping
 from lightning_genenv.atomic import sha256_file
 from lightning_genenv.coevolution.telemetry import Timers
 
@@ -91,11 +92,12 @@ def save_last(trainer, ckpt_dir: Path) -> float:
     """``ckpt_dir/last.ckpt`` and its ``last.ckpt.sha256``, atomically; returns the seconds it took."""
     last, tmp = ckpt_dir / "last.ckpt", ckpt_dir / ".last.ckpt.tmp"
     timers = Timers()
-    with timers.phase("checkpoint"):
+    with timers.phase("checkpoint"), stopping.deferred():  # a SIGTERM inside stops the run after it
         trainer.save_checkpoint(tmp, weights_only=False)  # the full state: optimizer, loops, callbacks
         trainer.strategy.barrier()
         if trainer.is_global_zero:
             seal(tmp, last)
+        stopping.saved(trainer.current_epoch)
     return timers.times["checkpoint"]
 
 

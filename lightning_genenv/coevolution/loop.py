@@ -25,6 +25,7 @@ from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 
+from lightning_genenv import stopping
 from lightning_genenv.coevolution.epoch import EpochResult, base_order_rng, run_epoch
 from lightning_genenv.coevolution.run_state import RunState, check_setup
 from lightning_genenv.coevolution.simulator_updates import SimulatorUpdates
@@ -79,7 +80,7 @@ class CoEvolution:
                            self.state.pools.replayable(epoch), self.state.pools.d_env,
                            random.Random(epoch_seed(cfg.data.seed, epoch)), base_order_rng(cfg.data.seed, epoch))
         self.timers = Timers(result.times)
-        with self.timers.phase("pool_write"):
+        with self.timers.phase("pool_write"), stopping.deferred():  # a SIGTERM inside stops the run after it
             done = self.state.commit(epoch, result, cfg.agent.num_generations, write=write,
                                      from_simulator=cfg.curriculum.task_source == "simulator")
         self.sim_records = result.curriculum.sim_records

@@ -22,6 +22,7 @@ from pathlib import Path
 import lightning as L
 from torch.utils.data import DataLoader
 
+from lightning_genenv import stopping
 from lightning_genenv.coevolution.checkpoint import seal, sidecar, verify
 from lightning_genenv.values import SimRecord, collate_generations
 
@@ -63,12 +64,13 @@ class SimulatorUpdates:
         agent's next checkpoint names this one."""
         if self.ckpt_dir is None:
             return
-        self.trainer.save_checkpoint(self.checkpoint(self.epochs), weights_only=False)  # ends with a barrier
-        if self.trainer.is_global_zero:
-            seal(self.checkpoint(self.epochs))
-            if self.epochs > 2:
-                self.checkpoint(self.epochs - 2).unlink(missing_ok=True)
-                sidecar(self.checkpoint(self.epochs - 2)).unlink(missing_ok=True)
+        with stopping.deferred():  # a SIGTERM inside stops the run after it
+            self.trainer.save_checkpoint(self.checkpoint(self.epochs), weights_only=False)  # ends with a barrier
+            if self.trainer.is_global_zero:
+                seal(self.checkpoint(self.epochs))
+                if self.epochs > 2:
+                    self.checkpoint(self.epochs - 2).unlink(missing_ok=True)
+                    sidecar(self.checkpoint(self.epochs - 2)).unlink(missing_ok=True)
 
     def resume_from(self, epochs: int) -> None:
         """The agent's checkpoint says the simulator had ``epochs`` updates: restore that one at train start."""
