@@ -96,6 +96,39 @@ def test_tensorboard_has_every_curve(run_dir):
     assert {"samples/simulator/text_summary", "samples/agent/text_summary"} <= set(agent.Tags()["tensors"])
     sim = _scalars(run_dir / "tb" / "simulator")
     assert {"sim/loss", "sim/kl", "sim/nll"} <= set(sim.Tags()["scalars"])
+    _check_curve_values(run_dir, agent, sim)
+
+
+def _check_curve_values(run_dir: Path, agent, sim) -> None:
+    """The curves' values, not only their names: every value finite; one training point per optimizer step;
+    times, throughputs and the gradient norm positive; the learning rate the configured one; fractions in
+    [0, 1]; the per-epoch task counts and the valid rate those of the pool files."""
+    import math
+
+    summary = json.loads((run_dir / "summary.json").read_text())
+    config = yaml.safe_load((run_dir / "config.yaml").read_text())
+    for acc in (agent, sim):
+        for tag in acc.Tags()["scalars"]:
+            values = [e.value for e in acc.Scalars(tag)]
+            assert values and all(math.isfinite(v) for v in values), tag
+    values = {tag: [e.value for e in agent.Scalars(tag)] for tag in agent.Tags()["scalars"]}
+    for tag in ("agent/loss", "agent/grad_norm", "agent/learning_rate", "agent/reward"):
+        assert len(values[tag]) == summary["agent_steps"] > 0, tag
+    for tag in ("time/generate_tasks", "time/agent_rollouts", "time/agent_update", "time/simulator_update",
+                "time/validation", "rollout/tokens_per_second/agent", "rollout/tokens_per_second/simulator",
+                "train/tokens_per_second", "agent/grad_norm"):
+        assert all(v > 0 for v in values[tag]), tag
+    assert values["agent/learning_rate"][0] == pytest.approx(config["agent"]["learning_rate"])
+    for tag in ("agent/frac_reward_zero_std", "agent/clip_ratio/region", "agent/completions/clipped_ratio",
+                "curriculum/in_band_fraction", "sim/valid_rate", "val/score", "val/reward_mean"):
+        assert all(0.0 <= v <= 1.0 for v in values[tag]), tag
+    d_env = [json.loads(line) for line in (run_dir / "pools" / "d_env.jsonl").read_text().splitlines()]
+    epochs = sorted({r["epoch"] for r in d_env})
+    assert values["curriculum/attempted_tasks"] == [sum(r["attempted"] for r in d_env if r["epoch"] == e)
+                                                    for e in epochs]
+    assert values["sim/valid_rate"] == pytest.approx(
+        [sum(r["task"] is not None for r in d_env if r["epoch"] == e) / sum(r["epoch"] == e for r in d_env)
+         for e in epochs])
 
 
 @pytest.mark.slow
