@@ -105,7 +105,8 @@ def test_a_seeds_candidates_share_their_prompt_and_give_the_same_loss(tiny_dir, 
     """Four candidates of one prompt are collated with the prompt once; the loss and its metrics are those of the
     four prompts collated separately."""
     model, tok = load_causal_lm(tiny_dir)
-    sim = simulator_module(model, tok, compose(["model=tiny", f"simulator.objective={objective}"]).simulator)
+    sim = simulator_module(model, tok, compose(["model=tiny", f"simulator.objective={objective}",
+                                                              "simulator.num_variations=4"]).simulator)
     records = [SimRecord([5, 6, 7], [8 + i, 9], w) for i, w in enumerate([1.5, -0.5, 0.5, -1.5])]
     shared = collate_generations(records, tok.pad_token_id)
     separate = collate_generations(records[:1], tok.pad_token_id)

@@ -29,7 +29,7 @@ from lightning_genenv.config.checks import (  # noqa: F401  (re-exported: the sc
     within,
 )
 from lightning_genenv.layout import SEED_STRIDE, BatchLayout
-from lightning_genenv.objectives import OBJECTIVES
+from lightning_genenv.objectives import GROUP_OBJECTIVES, OBJECTIVES
 
 # lightning_genenv.benchmarks.BENCHMARKS, by name (not imported here: it loads torch); a test keeps them equal.
 BENCHMARK_NAMES = ("api_bank", "bfcl", "alfworld", "bamboogle", "travelplanner")
@@ -192,6 +192,9 @@ class SimulatorConfig:
                kl_step_max="(0, 1e9]")
         check(self.objective in OBJECTIVES,
               f"simulator.objective={self.objective}: one of {', '.join(OBJECTIVES)} (lightning_genenv/objectives/)")
+        check(self.objective not in GROUP_OBJECTIVES or self.num_variations >= 2,
+              f"simulator.objective={self.objective} compares each seed's candidates; it needs "
+              f"simulator.num_variations >= 2 (got {self.num_variations}; e.g. experiment=genenv_group)")
         check(self.objective == "rwr" or self.rwr_set == "epoch",
               f"simulator.objective={self.objective} weighs the epoch's own generations; it needs "
               f"simulator.rwr_set=epoch")

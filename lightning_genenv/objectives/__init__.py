@@ -23,6 +23,8 @@ OBJECTIVES = {"rwr": "lightning_genenv.objectives.rwr:RWR",
               "group_rwr": "lightning_genenv.objectives.group_rwr:GroupRWR",
               "grpo": "lightning_genenv.objectives.grpo:GRPO",
               "reinforce": "lightning_genenv.objectives.reinforce:Reinforce"}
+# the objectives that compare a seed's candidates with each other: they need simulator.num_variations >= 2
+GROUP_OBJECTIVES = ("group_rwr", "grpo")
 
 
 def make_objective(sim_cfg, cur_cfg):

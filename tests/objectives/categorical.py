@@ -34,7 +34,7 @@ def expected(logits: torch.Tensor, d0: float, slope: float) -> tuple[float, floa
 def train(overrides: list[str], steps: int = 150, seed: int = 0, d0: float = 3.0, slope: float = 2.0,
           seeds: int = 8, candidates: int = 4, attempts: int = 8, lr: float = 0.05) -> torch.Tensor:
     """The logits after ``steps`` updates of the objective that ``overrides`` compose (``model=tiny`` first)."""
-    cfg = compose(["model=tiny", *overrides])
+    cfg = compose(["model=tiny", f"simulator.num_variations={candidates}", *overrides])
     cur, objective, shaping = cfg.curriculum, make_objective(cfg.simulator, cfg.curriculum), \
         Shaping.from_config(cfg.simulator)
     env_reward = ENV_REWARDS[cur.env_reward]

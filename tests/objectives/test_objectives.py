@@ -17,7 +17,7 @@ def scored(seed, reward, p_hat, passed=True, ids=(9,)):
 
 
 def objective(*overrides):
-    cfg = compose(["model=tiny", *overrides])
+    cfg = compose(["model=tiny", "simulator.num_variations=4", *overrides])
     return make_objective(cfg.simulator, cfg.curriculum)
 
 
@@ -129,8 +129,12 @@ def test_shaping_keys_come_from_the_config():
 
 def test_the_schema_reads_the_objectives_from_the_registry():
     for name in OBJECTIVES:
-        assert compose(["model=tiny", f"simulator.objective={name}"]).simulator.objective == name
+        cfg = compose(["model=tiny", f"simulator.objective={name}", "simulator.num_variations=2"])
+        assert cfg.simulator.objective == name
+    with pytest.raises(ConfigError, match="simulator.objective=group_rwr compares each seed's candidates; it needs "
+                                          "simulator.num_variations >= 2"):
+        compose(["model=tiny", "simulator.objective=group_rwr", "simulator.num_variations=1"])
     with pytest.raises(ConfigError, match="simulator.objective=sft: one of rwr, group_rwr, grpo, reinforce"):
         compose(["model=tiny", "simulator.objective=sft"])
     with pytest.raises(ConfigError, match="simulator.objective=grpo .* needs simulator.rwr_set=epoch"):
-        compose(["model=tiny", "simulator.objective=grpo", "simulator.rwr_set=pool"])
+        compose(["model=tiny", "simulator.objective=grpo", "simulator.num_variations=4", "simulator.rwr_set=pool"])
