@@ -75,7 +75,8 @@ class GenEnvDataModule(L.LightningDataModule):
         """The fixed task set of GenEnv-Static or an offline teacher; invalid records are skipped."""
         self.static_tasks = read_tasks(path, self.skipped)
         if not self.static_tasks:
-            raise DataError(f"no valid tasks in the static set {path} (skipped: {self.skipped.describe()})")
+            why = f"skipped: {self.skipped.describe()}" if self.skipped else "it holds no task line"
+            raise DataError(f"no valid tasks in the static set {path} ({why})")
 
     def family_examples(self, task: Task, k: int) -> list[Task]:
         """``k`` other tasks of the task's family (few-shot examples), deterministic per task. They come

@@ -75,7 +75,10 @@ def load_seeds(cfg, skipped: Counter, benchmarks_root: str | Path | None = None)
     if skipped:
         rank_zero_warn(f"skipped invalid records in the data files: {_describe(skipped)}")
     if not base:
-        raise DataError(f"no valid seed tasks in {cfg.train_path} (skipped: {_describe(skipped)})")
+        where = cfg.train_path or (f"data.benchmark={cfg.benchmark}" if cfg.get("benchmark") else "the embedded seeds")
+        why = (f"skipped: {_describe(skipped)}" if skipped else
+               f"none of data.families={list(cfg.families)}" if cfg.families else "it holds no task line")
+        raise DataError(f"no valid seed tasks in {where} ({why})")
     return base, cap_validation(val, cfg.num_val, cfg.seed)
 
 

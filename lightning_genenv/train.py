@@ -54,6 +54,7 @@ from lightning_genenv.memory import run_estimate
 from lightning_genenv.models import ModelUnavailable, export_hf, load_from_config
 from lightning_genenv.policy import NonFiniteError
 from lightning_genenv.pools import PoolError
+from lightning_genenv.preflight import check_files
 from lightning_genenv.rollout import choose_backend, describe
 from lightning_genenv.rollout.base import EngineError
 from lightning_genenv.rollout.players import Rollouts, importance_sampling_cap
@@ -87,6 +88,7 @@ def run(cfg, argv: list[str] | None = None) -> Path:
                           "(torch: 'Cannot access accelerator device when none is available')")
     if problem := precision_problem(cfg.trainer.precision, uses_gpu(cfg.strategy)):  # before any model loads
         raise ConfigError(problem)
+    check_files(cfg)  # the task files against the counts, before any model loads or the run directory is made
     cfg = frozen(cfg)
     run_dir = Path(cfg.run_dir)
     ckpt_path = checkpoint_to_resume(run_dir, bool(cfg.resume), rank_zero_only.rank == 0)

@@ -55,11 +55,20 @@ def test_check_counts_bad_lines_by_reason(tmp_path):
     assert "by check: custom 1, exact 1, f1 1, tool_call 1" in out
 
 
-def test_check_clean_file_exits_zero(tmp_path):
+def test_check_clean_file_exits_by_what_the_config_can_train_on(tmp_path):
     path = tmp_path / "clean.jsonl"
     path.write_text("\n".join(readme_examples()) + "\n")
-    result = check(path)
-    assert result.returncode == 0 and result.stdout.startswith(f"{path}: 4 valid tasks, 0 bad lines")
+    result = check(path)  # four valid tasks, one per family: nothing to hold out for validation
+    assert result.returncode == 1 and result.stdout.startswith(f"{path}: 4 valid tasks, 0 bad lines")
+    assert result.stdout.splitlines()[-1] == (f"error: data.train_path={path}: no family has two distinct questions "
+                                              f"to hold out for validation; pass data.val_path")
+    with_val = subprocess.run([sys.executable, "-m", "lightning_genenv.tasks", "check", str(path),
+                               f"data.val_path={path}", "data.tasks_per_epoch=4", "data.seeds_per_epoch=4",
+                               "data.replay_per_epoch=0"], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert with_val.returncode == 1, with_val.stdout  # the README's custom-check example needs its reward function
+    assert with_val.stdout.splitlines()[-1] == ("error: 2 tasks have check=custom, which only agent.reward_funcs "
+                                                "score; set agent.reward_funcs=[package.module:function] "
+                                                "(docs/GUIDE.md: reward functions)")
 
 
 def test_check_usage_and_missing_file_are_one_line_errors(tmp_path):

@@ -258,28 +258,35 @@ def test_check_file_returns_valid_tasks_and_bad_lines(tmp_path):
 def test_main_check_prints_counts_and_exits_by_what_it_found(tmp_path, capsys):
     clean = tmp_path / "clean.jsonl"
     write_jsonl_atomic(clean, [_task(1).to_dict(), _task(2, check="exact", answer="Sunny", tools=[]).to_dict()])
-    assert main(["check", str(clean)]) == 0
+    assert main(["check", str(clean), f"data.val_path={clean}", "data.tasks_per_epoch=2", "data.seeds_per_epoch=2",
+                 "data.replay_per_epoch=0", "data.num_train=2"]) == 0
     assert capsys.readouterr().out.splitlines() == [f"{clean}: 2 valid tasks, 0 bad lines",
-                                                    "by check: exact 1, tool_call 1", "by family: weather 2"]
+                                                    "by check: exact 1, tool_call 1", "by family: weather 2",
+                                                    "the config's data is usable: 2 tasks per epoch "
+                                                    "(data.tasks_per_epoch), 2 seeds per epoch (data.seeds_per_epoch)"]
+    assert main(["check", str(clean), f"data.val_path={clean}"]) == 1  # the default epoch needs 16 base tasks
+    assert "error: the base set has 2 tasks, fewer than data.tasks_per_epoch=16" in capsys.readouterr().out
     mixed = tmp_path / "mixed.jsonl"
     mixed.write_text("\n".join([json.dumps(_task(1).to_dict()), "{x", "{y", "[1]",
                                 json.dumps({**_task(3).to_dict(), "check": "nope"})]) + "\n")
     assert main(["check", str(mixed)]) == 1
-    assert capsys.readouterr().out.splitlines() == [f"{mixed}: 1 valid tasks, 4 bad lines",
-                                                    "  not_json: 2 (lines 2, 3)",
-                                                    "  not_an_object: 1 (line 4)", "  unknown_check: 1 (line 5)",
-                                                    "by check: tool_call 1", "by family: weather 1"]
+    assert capsys.readouterr().out.splitlines()[:6] == [f"{mixed}: 1 valid tasks, 4 bad lines",
+                                                        "  not_json: 2 (lines 2, 3)",
+                                                        "  not_an_object: 1 (line 4)", "  unknown_check: 1 (line 5)",
+                                                        "by check: tool_call 1", "by family: weather 1"]
     empty = tmp_path / "empty.jsonl"
     empty.write_text("\n")
     assert main(["check", str(empty)]) == 1  # no valid task at all
-    assert capsys.readouterr().out == f"{empty}: 0 valid tasks, 0 bad lines\n"
+    assert capsys.readouterr().out == (f"{empty}: 0 valid tasks, 0 bad lines\n"
+                                       f"error: no valid seed tasks in {empty} (it holds no task line)\n")
 
 
 @pytest.mark.parametrize("argv", [[], ["check"], ["validate", "x.jsonl"], ["check", "a.jsonl", "b.jsonl"]])
 def test_main_usage_errors_exit_2_with_one_line(argv, capsys):
     assert main(argv) == 2
     out, err = capsys.readouterr()
-    assert out == "" and err == "usage: python -m lightning_genenv.tasks check FILE.jsonl\n"
+    assert out == "" and err == ("usage: python -m lightning_genenv.tasks check [FILE.jsonl] [group=option ...] "
+                                 "[key=value ...]\n")
 
 
 def test_main_missing_file_exits_2_with_one_line(tmp_path, capsys):
