@@ -36,3 +36,11 @@ def tie_breaker(task, completion: str) -> float:
     attempts of a group tie, so every group has a nonzero advantage whichever tasks are drawn and however alike the
     tiny model's attempts are: the end-to-end tests that check the agent moved do not depend on the draw."""
     return random.random() * 1e-3
+
+
+def text_fingerprint(task, completion: str) -> float:
+    """A value under 1e-3 that is a function of the completion's text (CRC-32): added to the built-in check, a
+    validation's means then tell apart any two sets of sampled texts, even where every attempt fails."""
+    import zlib
+
+    return zlib.crc32(completion.encode()) % 997 / 997 * 1e-3

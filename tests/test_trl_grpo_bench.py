@@ -26,6 +26,9 @@ TINY = ["model=tiny", "trainer.max_epochs=1", "data.tasks_per_epoch=4", "agent.g
         "agent.num_generations=2", "agent.max_completion_length=8", "agent.val_num_generations=1", "data.num_val=3"]
 
 
+FINGERPRINT = "agent.reward_funcs=[lightning_genenv.rewards:task_check,tests.reward_plugins:text_fingerprint]"
+
+
 def load_script():
     spec = importlib.util.spec_from_file_location("trl_grpo", SCRIPT)
     module = importlib.util.module_from_spec(spec)
@@ -74,7 +77,7 @@ def test_settings_and_prompts_are_ours(tiny_dir, tmp_path):
 @pytest.mark.slow  # about 40 s of CPU: imports, two evaluations, TRL's trainer
 def test_trl_trains_and_reports(tmp_path, monkeypatch):
     bench = load_script()
-    cfg = compose([bench.EXPERIMENT, *TINY])
+    cfg = compose([bench.EXPERIMENT, *TINY, FINGERPRINT])
     # The random tiny model never earns R_agent, so every advantage would be 0 and nothing would move:
     # for training only, a reward that differs between completions (the held-out scores stay R_agent).
     monkeypatch.setattr(bench, "agent_reward", lambda task, text, subset: (zlib.crc32(text.encode()) % 997 / 997, None))
@@ -88,13 +91,14 @@ def test_trl_trains_and_reports(tmp_path, monkeypatch):
     assert len([h for h in history if "loss" in h]) == steps
     assert history[0]["grad_norm"] > 0 and history[0]["reward_std"] > 0  # TRL's update did something
     assert [p["step"] for p in result["reward_curve"]] == [1]  # one generation batch: our one epoch
-    # before training: our own seeded validation of the initial weights, recomputed here
+    # before training: our own seeded validation of the initial weights, recomputed here; the held-out rewards
+    # carry a fingerprint of each sampled text (under 1e-3), so equal means are equal texts
     model, tok = load_causal_lm(cfg.model.agent)
     fresh = bench.evaluator(model, tok, cfg, bench.data_module(cfg, tok), result["eval_backend"])()
     assert result["held_out"]["before"] == fresh
-    for when in ("before", "after"):  # pass or fail on each of the 3 held-out tasks
+    for when in ("before", "after"):  # pass or fail on each of the 3 held-out tasks, plus the fingerprints
         passed = result["held_out"][when]["val/score"] * 3
-        assert passed == pytest.approx(round(passed))
+        assert 0 < passed - round(passed) < 3e-3
     assert set(result["wall_time_s"]) == {"eval_before", "train", "eval_after", "total"}
     assert result["held_out_tasks"] == 3
     assert result["eval_backend"] == "hf"  # the tiny model's head size is under vLLM's CPU minimum
