@@ -8,7 +8,7 @@
   one the co-evolution callback writes its epoch metrics to) and keeps each metric's last value
   of the epoch. A metric not logged this epoch (no validation, no simulator) prints as ``-``.
 * :class:`MetricsBar`: Lightning's tqdm bar, showing the reward, the simulator's loss and the
-  validation score instead of the logger's version (``v_num``).
+  validation score instead of the logger's version (``v_num``), and the epoch counted from 1 (:func:`epoch_name`).
 * :func:`silence_third_party`: drops the third-party messages that are not the user's business
   (Lightning's litlogger tip, torch's pytree deprecation inside Lightning, Lightning's warning
   about the frozen reference copies being in eval mode). Each is matched by its exact text.
@@ -50,12 +50,18 @@ def epoch_reward(logged: dict) -> float | None:
     return total / count if count else None
 
 
+def epoch_name(epoch: int, max_epochs: int | None = None) -> str:
+    """``epoch k/N`` (or ``epoch k``) for the 0-based ``epoch``: how the console, the bar and the warnings count,
+    from 1 (the files and curves keep 0-based indices: ``validation/epoch-0.jsonl``, the ``epoch`` scalar)."""
+    return f"epoch {epoch + 1}" + (f"/{max_epochs}" if max_epochs else "")
+
+
 def summary_line(epoch: int, max_epochs: int, logged: dict, seconds: float) -> str:
     """One epoch's line, e.g. ``epoch 2/10  reward 0.412  p̂ 0.38  valid 0.75  val/score 0.250  time 812 s``."""
     def fmt(value, digits: int) -> str:
         return "-" if value is None else f"{value:.{digits}f}"
 
-    return (f"epoch {epoch + 1}/{max_epochs}  reward {fmt(epoch_reward(logged), 3)}  "
+    return (f"{epoch_name(epoch, max_epochs)}  reward {fmt(epoch_reward(logged), 3)}  "
             f"p̂ {fmt(logged.get('curriculum/p_hat_mean'), 2)}  valid {fmt(logged.get('sim/valid_rate'), 2)}  "
             f"val/score {fmt(logged.get('val/score'), 3)}  time {seconds:.0f} s")
 
@@ -91,6 +97,10 @@ class EpochSummary(L.Callback):
                 continue
 
     def on_train_start(self, trainer, pl_module) -> None:
+        """The step-0 validation's score on a line of its own (logged before the first epoch: not that epoch's)."""
+        if trainer.is_global_zero and "val/score" in self.logged:
+            print(f"before training  val/score {self.logged['val/score']:.3f}", flush=True)
+        self.logged = {}
         self._mark = time.perf_counter()
 
     def on_train_epoch_end(self, trainer, pl_module) -> None:
@@ -105,6 +115,11 @@ class EpochSummary(L.Callback):
 
 class MetricsBar(TQDMProgressBar):
     """The tqdm bar with the reward and the validation score in place of ``v_num``."""
+
+    def on_train_epoch_start(self, trainer, *args) -> None:
+        """``Epoch k/N``, counted from 1 as the console's epoch lines and warnings are (Lightning's: ``Epoch k-1``)."""
+        super().on_train_epoch_start(trainer, *args)
+        self.train_progress_bar.set_description(epoch_name(trainer.current_epoch, trainer.max_epochs).capitalize())
 
     def get_metrics(self, trainer, pl_module) -> dict:
         items = super().get_metrics(trainer, pl_module)

@@ -30,18 +30,19 @@ class EmptyEpochs:
 
     def observe(self, epoch: int, written: int, valid: int, reasons: Counter) -> tuple[str | None, str | None]:
         """One epoch's count of written and valid generated tasks; returns ``(warning, console)``: the
-        empty epoch's warning, and the line for the console once the streak reaches the limit."""
+        empty epoch's warning, and the line for the console once the streak reaches the limit. ``epoch`` is
+        0-based; the messages count from 1, as the console's epoch lines do."""
         if valid or not written:
             self.streak, self.reasons = 0, Counter()
             return None, None
         self.streak += 1
         self.reasons.update(reasons)
-        warning = (f"epoch {epoch}: none of the simulator's {written} generated tasks was valid (rejected: "
+        warning = (f"epoch {epoch + 1}: none of the simulator's {written} generated tasks was valid (rejected: "
                    f"{reasons_text(reasons) or 'no reason recorded'}); the agent trains on replayed and base "
                    f"tasks only this epoch")
         if self.streak < self.limit:
             return warning, None
-        console = (f"WARNING: {self.streak} epochs in a row (epochs {epoch - self.streak + 1}-{epoch}) without a "
+        console = (f"WARNING: {self.streak} epochs in a row (epochs {epoch - self.streak + 2}-{epoch + 1}) without a "
                    f"single valid generated task: the run is plain GRPO on the base set. The simulator's "
                    f"rejections over them: {reasons_text(self.reasons)} (sim/invalid/* in the logs; "
                    f"curriculum.max_empty_epochs_warning={self.limit})")

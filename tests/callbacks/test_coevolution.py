@@ -170,14 +170,15 @@ def test_epochs_without_a_valid_generated_task_are_warned_about_then_reported(tm
     trainer = FakeTrainer()
     for epoch in range(3):
         trainer.current_epoch = epoch
-        with pytest.warns(UserWarning, match=rf"epoch {epoch}: none of the simulator's 6 generated tasks was valid "
+        with pytest.warns(UserWarning, match=rf"epoch {epoch + 1}: none of the simulator's 6 generated tasks was valid "
                                              r"\(rejected: not_json 4, unknown_tool 2\)"):
             cb.on_train_epoch_start(trainer, agent)
         out = capsys.readouterr().out
         if epoch == 0:
             assert "WARNING" not in out
         else:
-            assert f"WARNING: {epoch + 1} epochs in a row (epochs 0-{epoch}) without a single valid generated task: " \
+            assert f"WARNING: {epoch + 1} epochs in a row (epochs 1-{epoch + 1}) without a single valid generated " \
+                   f"task: " \
                    f"the run is plain GRPO on the base set. The simulator's rejections over them: " \
                    f"not_json {4 * (epoch + 1)}, unknown_tool {2 * (epoch + 1)}" in out, out
     state = cb.state_dict()

@@ -86,3 +86,27 @@ def test_progress_bar_shows_reward_and_score_and_no_third_party_noise(console):
     assert re.search(r"agent: attempts: .*\d+/32 \[", text), "the rollout bar counts samples (8 tasks x 4)"
     noisy = [word for word in NOISE if word.lower() in text.lower()]
     assert not noisy, f"console carries {noisy}"
+
+
+def test_the_console_counts_epochs_from_one_and_prints_the_step0_score_on_its_own_line(capsys):
+    """The epoch lines, the bar and the warnings say ``epoch k/N`` from 1; the step-0 validation's score is printed
+    before training, not on the first epoch's line (which shows ``-`` when that epoch did not validate)."""
+    from types import SimpleNamespace
+
+    from lightning_genenv.callbacks.console import EpochSummary, MetricsBar, epoch_name
+
+    assert (epoch_name(0, 3), epoch_name(2, 3), epoch_name(4)) == ("epoch 1/3", "epoch 3/3", "epoch 5")
+    trainer = SimpleNamespace(is_global_zero=True, current_epoch=0, max_epochs=3, progress_bar_callback=None)
+    summary = EpochSummary()
+    summary.record({"val/score": 0.25})  # held_out's step-0 validation, logged at on_train_start
+    summary.on_train_start(trainer, None)
+    summary.record({"rollout/reward/base": 0.5, "rollout/num_tasks/base": 8.0})
+    summary.on_train_epoch_end(trainer, None)
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "before training  val/score 0.250"
+    assert out[1].startswith("epoch 1/3  reward 0.500  ") and "val/score -  " in out[1]
+    bar, shown = MetricsBar(), []
+    bar._trainer = SimpleNamespace(current_epoch=1, max_epochs=3, max_steps=-1, num_training_batches=4)
+    bar._train_progress_bar = SimpleNamespace(reset=lambda: None, set_description=shown.append)
+    bar.on_train_epoch_start(bar._trainer)
+    assert shown == ["Epoch 1", "Epoch 2/3"]  # Lightning's, then ours over it

@@ -14,14 +14,15 @@ def test_reasons_text_most_frequent_first_then_by_name():
 
 
 def test_an_empty_epoch_warns_and_the_streak_reaches_the_console():
+    """Epochs 4 and 5 (0-based) are the console's epochs 5 and 6."""
     empty = EmptyEpochs(limit=2)
     warning, console = empty.observe(4, written=3, valid=0, reasons=Counter({"not_json": 2, "unknown_tool": 1}))
-    assert warning == ("epoch 4: none of the simulator's 3 generated tasks was valid (rejected: not_json 2, "
+    assert warning == ("epoch 5: none of the simulator's 3 generated tasks was valid (rejected: not_json 2, "
                        "unknown_tool 1); the agent trains on replayed and base tasks only this epoch")
     assert console is None and empty.streak == 1
     warning, console = empty.observe(5, written=2, valid=0, reasons=Counter({"unknown_tool": 2}))
-    assert warning.startswith("epoch 5: none of the simulator's 2 generated tasks was valid (rejected: unknown_tool 2)")
-    assert console == ("WARNING: 2 epochs in a row (epochs 4-5) without a single valid generated task: the run is "
+    assert warning.startswith("epoch 6: none of the simulator's 2 generated tasks was valid (rejected: unknown_tool 2)")
+    assert console == ("WARNING: 2 epochs in a row (epochs 5-6) without a single valid generated task: the run is "
                        "plain GRPO on the base set. The simulator's rejections over them: unknown_tool 3, not_json 2 "
                        "(sim/invalid/* in the logs; curriculum.max_empty_epochs_warning=2)")
 
