@@ -12,7 +12,8 @@ The exit code is ``128 + signal``: 143 for SIGTERM, 130 for SIGINT, 138 for SIGU
 SLURM and Kubernetes read as "stopped by a signal", never as success). A second signal, or a process still alive
 :data:`GRACE_S` seconds after the first (a library's shutdown that waits), exits at once, as a kill would.
 Lightning's own SLURM requeue (a mid-epoch ``hpc_ckpt``) is not used: with SIGUSR1 handled here, Lightning
-leaves it unregistered; a requeued job with ``resume=auto`` on its command line goes on from ``last.ckpt``.
+leaves it unregistered; a job that SLURM (or its batch script, after SIGUSR1) requeues goes on from ``last.ckpt``
+when ``resume=auto`` is on its command line.
 
 Deliberately left out: a checkpoint from inside an epoch (an epoch is the unit of resuming).
 """
