@@ -18,9 +18,12 @@ from __future__ import annotations
 import logging
 import sys
 import warnings
+from collections import Counter
 from contextlib import contextmanager
 
-from lightning_genenv.tasks import DataError, Skipped
+from lightning_genenv.tasks import DataError, Skipped, check_file
+
+CHECK_USAGE = "usage: python -m lightning_genenv.tasks check [FILE.jsonl] [group=option ...] [key=value ...]"
 
 
 @contextmanager
@@ -58,11 +61,18 @@ def data_problems(cfg) -> tuple[list[str], Skipped]:
     layout = BatchLayout.from_config(cfg.data, cfg.agent, cfg.trainer.accumulate_grad_batches, processes(cfg.strategy))
     if problem := layout.problem(cfg.data.seeds_per_epoch, len(dm.base)):
         problems.append(problem)
-    custom = sum(t.check == "custom" for t in dm.base + dm.val)
-    if custom and not cfg.agent.reward_funcs:
-        problems.append(f"{custom} tasks have check=custom, which only agent.reward_funcs score; "
-                        "set agent.reward_funcs=[package.module:function] (docs/GUIDE.md: reward functions)")
+    if problem := custom_problem(dm.base + dm.val, cfg.agent.reward_funcs):
+        problems.append(problem)
     return problems, dm.skipped
+
+
+def custom_problem(tasks, reward_funcs) -> str | None:
+    """Tasks with ``check=custom`` and no ``agent.reward_funcs`` to score them (no built-in check reads them)."""
+    custom = sum(t.check == "custom" for t in tasks)
+    if custom and not reward_funcs:
+        return (f"{custom} tasks have check=custom, which only agent.reward_funcs score; "
+                "set agent.reward_funcs=[package.module:function] (docs/GUIDE.md: reward functions)")
+    return None
 
 
 def check_files(cfg) -> None:
@@ -94,3 +104,33 @@ def config_report(path: str | None, overrides: list[str]) -> int:
         print(f"the config's data is usable: {cfg.data.tasks_per_epoch} tasks per epoch "
               f"(data.tasks_per_epoch), {cfg.data.seeds_per_epoch} seeds per epoch (data.seeds_per_epoch)")
     return 1 if problems else 0
+
+
+def check_command(argv: list[str]) -> int:
+    """``check [FILE] [key=value ...]``: print the valid tasks' counts and the bad lines' counts by reason, then
+    the problems of the run the config would make (``FILE`` as ``data.train_path``;
+    :func:`lightning_genenv.preflight.config_report`).
+
+    Exit status: 0 when every line is a valid task and the config has no data problem, 1 when some line
+    is not (or none is valid, or the config has a problem), 2 for a usage error or an unreadable file."""
+    files = [a for a in argv[1:] if "=" not in a]
+    if len(argv) < 2 or argv[0] != "check" or len(files) > 1:
+        print(CHECK_USAGE, file=sys.stderr)
+        return 2
+    overrides = [a for a in argv[1:] if "=" in a]
+    if not files:
+        return config_report(None, overrides)
+    try:
+        tasks, skipped = check_file(files[0])
+    except FileNotFoundError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    bad = sum(skipped.values())
+    print(f"{files[0]}: {len(tasks)} valid tasks, {bad} bad lines")
+    for reason, n in sorted(skipped.items(), key=lambda kv: (-kv[1], kv[0])):
+        print(f"  {reason}: {n}{skipped.lines(reason, with_file=False)}")
+    for key in ("check", "family"):
+        counts = Counter(getattr(t, key) for t in tasks)
+        if counts:
+            print(f"by {key}: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
+    return max(1 if bad or not tasks else 0, config_report(files[0], overrides))

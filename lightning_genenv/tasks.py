@@ -291,9 +291,6 @@ def read_tasks(path: str | Path, skipped: Counter | None = None) -> list[Task]:
 
 # ----------------------------------------------------------------------------- command line
 
-CHECK_USAGE = "usage: python -m lightning_genenv.tasks check [FILE.jsonl] [group=option ...] [key=value ...]"
-
-
 def check_file(path: str | Path) -> tuple[list[Task], Skipped]:
     """Valid tasks of a JSONL file and its bad lines counted by reason (what training would skip)."""
     skipped = Skipped()
@@ -301,36 +298,11 @@ def check_file(path: str | Path) -> tuple[list[Task], Skipped]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``check [FILE] [key=value ...]``: print the valid tasks' counts and the bad lines' counts by reason, then
-    the problems of the run the config would make (``FILE`` as ``data.train_path``;
-    :func:`lightning_genenv.preflight.config_report`).
+    """``python -m lightning_genenv.tasks check [FILE] [key=value ...]``
+    (:func:`lightning_genenv.preflight.check_command`)."""
+    from lightning_genenv.preflight import check_command
 
-    Exit status: 0 when every line is a valid task and the config has no data problem, 1 when some line
-    is not (or none is valid, or the config has a problem), 2 for a usage error or an unreadable file."""
-    from lightning_genenv.preflight import config_report
-
-    argv = sys.argv[1:] if argv is None else argv
-    files = [a for a in argv[1:] if "=" not in a]
-    if len(argv) < 2 or argv[0] != "check" or len(files) > 1:
-        print(CHECK_USAGE, file=sys.stderr)
-        return 2
-    overrides = [a for a in argv[1:] if "=" in a]
-    if not files:
-        return config_report(None, overrides)
-    try:
-        tasks, skipped = check_file(files[0])
-    except FileNotFoundError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
-    bad = sum(skipped.values())
-    print(f"{files[0]}: {len(tasks)} valid tasks, {bad} bad lines")
-    for reason, n in sorted(skipped.items(), key=lambda kv: (-kv[1], kv[0])):
-        print(f"  {reason}: {n}{skipped.lines(reason, with_file=False)}")
-    for key in ("check", "family"):
-        counts = Counter(getattr(t, key) for t in tasks)
-        if counts:
-            print(f"by {key}: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
-    return max(1 if bad or not tasks else 0, config_report(files[0], overrides))
+    return check_command(sys.argv[1:] if argv is None else argv)
 
 
 if __name__ == "__main__":

@@ -88,11 +88,10 @@ def check_setup(cfg, dm, tokenizer) -> str | None:
     """Raises :class:`~lightning_genenv.config.ConfigError` where the loaded data cannot make the configured
     epochs (the batch layout, a ``check=custom`` task without ``agent.reward_funcs``); returns a warning
     where prompts may not leave room for the completion."""
-    problem = dm.layout().problem(cfg.data.seeds_per_epoch, len(dm.base))
-    custom = sum(t.check == "custom" for t in dm.base + dm.val)
-    if custom and not cfg.agent.reward_funcs:  # no built-in check reads a custom payload
-        problem = (f"{custom} tasks have check=custom, which only agent.reward_funcs score; "
-                   "set agent.reward_funcs=[package.module:function] (docs/GUIDE.md: reward functions)")
+    from lightning_genenv.preflight import custom_problem  # train.py checks both before any model loads
+
+    problem = custom_problem(dm.base + dm.val, cfg.agent.reward_funcs) or dm.layout().problem(
+        cfg.data.seeds_per_epoch, len(dm.base))
     if problem:
         raise ConfigError(problem)
     return length_warning(dm.base + dm.val, tokenizer, cfg.agent.max_completion_length)
