@@ -1,10 +1,11 @@
 """What the run's files must hold, checked before any model loads and before the run directory is made.
 
 :func:`data_problems` loads what the data module will load (the seed file or the benchmarks' train splits, the
-validation tasks, ``curriculum.static_path``) and checks it against the configured counts, as the trainer's setup
-does once the models are loaded (:func:`~lightning_genenv.coevolution.run_state.check_setup`): an empty or
-unreadable file, a file with no valid task (lines too long, not JSON, not a task), fewer base tasks than
-``data.tasks_per_epoch``, counts the ranks cannot share, ``check=custom`` tasks with no ``agent.reward_funcs``.
+validation tasks, ``curriculum.static_path``, ``trainer.val_benchmarks`` under ``trainer.benchmarks_root``) and
+checks it against the configured counts, as the trainer's setup does once the models are loaded
+(:func:`~lightning_genenv.coevolution.run_state.check_setup`): an empty or unreadable file, a file with no valid
+task (lines too long, not JSON, not a task), fewer base tasks than ``data.tasks_per_epoch``, counts the ranks cannot
+share, ``check=custom`` tasks with no ``agent.reward_funcs``.
 ``train.py`` refuses the first problem in one line (:func:`check_files`); ``python -m lightning_genenv.tasks check
 [FILE] [key=value ...]`` composes the same config (``FILE`` as ``data.train_path``) and prints every problem
 (:func:`config_report`).
@@ -51,6 +52,13 @@ def data_problems(cfg) -> tuple[list[str], Skipped]:
             dm.setup()
     except (DataError, FileNotFoundError, ConfigError) as e:
         return [str(e)], dm.skipped
+    if cfg.trainer.val_benchmarks:  # their root and items, loaded as the run's benchmark validation loads them
+        from lightning_genenv.callbacks.benchmarks import from_config
+
+        try:
+            from_config(cfg)
+        except FileNotFoundError as e:  # BenchmarkDataError
+            problems.append(str(e))
     if cfg.curriculum.get("static_path"):
         try:
             dm.load_static(cfg.curriculum.static_path)

@@ -98,3 +98,13 @@ def test_a_missing_static_set_is_a_problem(tmp_path):
     cfg = parse_cli([f"curriculum.static_path={empty}", "curriculum=static"], "")
     problems, _ = data_problems(cfg)
     assert problems == [f"no valid tasks in the static set {empty} (it holds no task line)"]
+
+
+def test_a_missing_benchmarks_root_is_refused_before_any_model_loads(tmp_path, no_model):
+    run_dir = tmp_path / "run"
+    with pytest.raises(SystemExit) as exit_:
+        train.main([f"run_dir={run_dir}", "trainer.val_benchmarks=[bamboogle]",
+                    f"trainer.benchmarks_root={tmp_path / 'nowhere'}"])
+    assert str(exit_.value.code) == (f"error: trainer.benchmarks_root={tmp_path / 'nowhere'}: directory not found "
+                                     "(needed by trainer.val_benchmarks)")
+    assert not run_dir.exists()
