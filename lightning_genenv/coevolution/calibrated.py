@@ -124,6 +124,7 @@ def run_calibrated(cfg, run_dir: Path, start: float) -> Path:
                 tasks.write(json.dumps({"epoch": epoch, "question": g.task.question, "answer": g.task.answer,
                                         "d": d, "p": success_probability(d, attempts.d0, s.slope),
                                         "k": sum(g.rewards), "n": len(g.rewards)}) + "\n")
+            tasks.flush()  # each epoch's lines survive a run stopped later
             history.append(metrics)
             print(epoch_line(epoch, cfg.trainer.max_epochs, metrics), flush=True)
     close_loggers(logger, trainer.logger if trainer is not None else None)
