@@ -96,7 +96,8 @@ def stop_lines(run_dir: str | Path | None, signum: int) -> list[str]:
     """What a stopped run prints: what stopped it, where, after how long, and how it goes on."""
     name = signal.Signals(signum).name
     took = f", {time.monotonic() - _state['at']:.1f} s after the signal" if _state["at"] is not None else ""
-    where = f" in epoch {_state['epoch'] + 1}/{_state['epochs']}" if _state["epoch"] is not None else ""
+    where = (f" in epoch {_state['epoch'] + 1}/{_state['epochs']}" if _state["epoch"] is not None
+             else " before the first epoch")  # loading, or the step-0 validation
     lines = [f"stopped by {name}{where}{took}; exit code {128 + signum}"]
     if run_dir is None:
         return lines

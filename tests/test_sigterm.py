@@ -38,7 +38,8 @@ def test_a_signal_stops_the_body_at_once_with_128_plus_its_number(sig, tmp_path,
             reached.append("after the signal")
     assert exit_.value.code == 128 + sig and not reached
     out = capsys.readouterr().out.splitlines()
-    assert out[0].startswith(f"stopped by {signal.Signals(sig).name}, ") and out[0].endswith(f"exit code {128 + sig}")
+    assert out[0].startswith(f"stopped by {signal.Signals(sig).name} before the first epoch, ")
+    assert out[0].endswith(f"exit code {128 + sig}")
     assert out[1] == (f"no epoch had finished, so there is no checkpoint: python train.py run_dir={tmp_path} "
                       f"resume=auto starts it again (its files so far are set aside)")
     assert signal.getsignal(signal.SIGTERM) is not stopping._handler  # the handlers before it are back
@@ -104,7 +105,8 @@ def test_sigterm_while_the_models_load_stops_with_143_and_no_checkpoint(tmp_path
         train.main([f"run_dir={tmp_path / 'run'}", "model.agent=tiny", "model.simulator=tiny"])
     assert exit_.value.code == 143 and time.monotonic() - t0 < 25
     out = capsys.readouterr().out
-    assert "stopped by SIGTERM, " in out and "no epoch had finished, so there is no checkpoint" in out
+    assert "stopped by SIGTERM before the first epoch, " in out and "no epoch had finished, so there is no " \
+        "checkpoint" in out
     assert not (tmp_path / "run" / "checkpoints").exists()
 
 
