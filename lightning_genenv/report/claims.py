@@ -487,6 +487,38 @@ CLAIMS = CLAIMS + tuple(
 )
 
 
+def _calibration(root: Path, run: str, key: str) -> list[float]:
+    """A calibrated-solver run's per-epoch values of ``key`` (``calibration.jsonl``), epoch 1 first."""
+    path = root / RESULTS / "calibrated" / run / "calibration.jsonl"
+    return [json.loads(line)[key] for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def _p_bar_over_epochs(run: str, spread: bool = False) -> Callable[[Path], str]:
+    """The mean (or standard deviation) of a calibrated run's mean success over epochs 2-10."""
+    def compute(root: Path) -> str:
+        values = _calibration(root, run, "curriculum/p_hat_mean")[1:]
+        return f"{(statistics.stdev if spread else statistics.fmean)(values):.3f}"
+    return compute
+
+
+_PBAR = "curriculum/p_hat_mean_error"
+CLAIMS = CLAIMS + (
+    Claim("calibrated solver, grpo, seed 0: |p-bar - alpha| at epochs 1 and 10", "0.343 → 0.026",
+          lambda root: " → ".join(f"{v:.3f}" for v in _calibration(root, "grpo-a05-s0", _PBAR)[::9]),
+          ((R, "| Does the simulator learn a curriculum? Calibrated solver"),), "calibrated/grpo-a05-s0"),
+    Claim("calibrated solver, never trained, seed 0: |p-bar - alpha| at epoch 10", "0.281",
+          lambda root: f"{_calibration(root, 'untrained-a05-s0', _PBAR)[9]:.3f}",
+          ((R, "| Does the simulator learn a curriculum? Calibrated solver"),), "calibrated/untrained-a05-s0"),
+    Claim("calibrated solver, grpo, seed 0: mean p-bar over epochs 2-10", "0.272", _p_bar_over_epochs("grpo-a05-s0"),
+          ((R, "mean p̄ over epochs 2–10"),), "calibrated/grpo-a05-s0"),
+    Claim("calibrated solver, never trained, seed 0: mean p-bar over epochs 2-10", "0.255",
+          _p_bar_over_epochs("untrained-a05-s0"), ((R, "mean p̄ over epochs 2–10"),), "calibrated/untrained-a05-s0"),
+    Claim("calibrated solver, never trained, seed 0: sd of p-bar over epochs 2-10", "0.072",
+          _p_bar_over_epochs("untrained-a05-s0", spread=True), ((R, "has a standard deviation of"),),
+          "calibrated/untrained-a05-s0"),
+)
+
+
 def check_all(root: Path = ROOT) -> list[str]:
     return [p for c in CLAIMS for p in c.check(root)]
 
