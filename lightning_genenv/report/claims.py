@@ -501,6 +501,13 @@ def _p_bar_over_epochs(run: str, spread: bool = False) -> Callable[[Path], str]:
     return compute
 
 
+def _calibration_wall(run: str) -> Callable[[Path], str]:
+    def compute(root: Path) -> str:
+        summary = json.loads((root / RESULTS / "calibrated" / run / "summary.json").read_text(encoding="utf-8"))
+        return f"{round(summary['wall_time_s']):,} s"
+    return compute
+
+
 _PBAR = "curriculum/p_hat_mean_error"
 CLAIMS = CLAIMS + (
     Claim("calibrated solver, grpo, seed 0: |p-bar - alpha| at epochs 1 and 10", "0.343 → 0.026",
@@ -513,6 +520,9 @@ CLAIMS = CLAIMS + (
           ((R, "mean p̄ over epochs 2–10"),), "calibrated/grpo-a05-s0"),
     Claim("calibrated solver, never trained, seed 0: mean p-bar over epochs 2-10", "0.255",
           _p_bar_over_epochs("untrained-a05-s0"), ((R, "mean p̄ over epochs 2–10"),), "calibrated/untrained-a05-s0"),
+    *(Claim(f"calibrated solver, {run}: wall time beside other jobs", value, _calibration_wall(run),
+            ((B, "a 10-epoch calibrated-solver run"),), f"calibrated/{run}/summary.json")
+      for run, value in (("grpo-a05-s0", "2,340 s"), ("untrained-a05-s0", "659 s"))),
     Claim("calibrated solver, never trained, seed 0: sd of p-bar over epochs 2-10", "0.072",
           _p_bar_over_epochs("untrained-a05-s0", spread=True), ((R, "has a standard deviation of"),),
           "calibrated/untrained-a05-s0"),
