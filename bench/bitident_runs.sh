@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Tiny co-evolution runs for a bit-for-bit before/after comparison (issue #13); see compare_runs.py.
+# Tiny co-evolution runs for a bit-for-bit before/after comparison of two checkouts; see compare_runs.py.
 # usage: bench/bitident_runs.sh SRC_DIR OUT_PREFIX MODEL [VARIANT...]
 #   SRC_DIR: a checkout to run from (its lightning_genenv is imported); OUT_PREFIX: run dirs go to
 #   OUT_PREFIX-<variant>; MODEL: tiny, or the format-trained tiny model's directory (tests/tiny_sft.py);

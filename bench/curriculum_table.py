@@ -4,10 +4,10 @@
 
 Reads each run's TensorBoard scalars with :mod:`lightning_genenv.report` (the same reader and grouping
 as ``python -m lightning_genenv.report``) and prints one markdown table per metric: a row per group,
-a column per epoch. The metrics are the ones issue 23 asks for: the simulator's valid, copy-of-seed
+a column per epoch. The metrics say whether the simulator learns a curriculum or collapses: its valid, copy-of-seed
 and near-duplicate rates, the novelty of what it writes, the in-band fraction and mean |p̂ - α| of
 its tasks, and the effective sample size of its RWR weights. ``metrics=`` names other scalars instead, for
-example the staleness of a base set (issue 28): ``metrics=[rollout/frac_reward_zero_std/base]``.
+example the staleness of a base set: ``metrics=[rollout/frac_reward_zero_std/base]``.
 
 Deliberately left out: plots (``python -m lightning_genenv.report`` draws them) and significance
 tests (``python -m lightning_genenv.report`` with paired runs, and RESULTS.md, state those).

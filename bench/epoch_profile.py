@@ -1,4 +1,4 @@
-"""Wall time of one co-evolution epoch, split by phase, and how each phase grows (issue 7).
+"""Wall time of one co-evolution epoch, split by phase, and how each phase grows.
 
     python bench/epoch_profile.py [--model tiny-sft|tiny|embedded] [--epochs 1] [--reps 1] [--clock wall|cpu]
                                   [--out profile.json]

@@ -6,7 +6,7 @@
 The runs of ``a`` and ``b`` are paired by position (give them in the same seed order; a pair whose seeds
 differ is refused). For each metric it prints one markdown row: each run's mean over the epochs, and the
 mean of ``a - b`` with its two-sided 95% t interval over the pairs (``report.stats.paired_difference``).
-This is the comparison of issue 23 (trained simulator against GenEnv-Random, frozen agent): epoch 0 is
+This is the curriculum comparison (trained simulator against GenEnv-Random, frozen agent): epoch 0 is
 the same in both arms, so the default range starts at the first epoch after an update.
 
 Deliberately left out: unpaired tests, per-epoch intervals (``bench/curriculum_table.py`` prints the

@@ -1,4 +1,4 @@
-"""One training step, ours against TRL's GRPOTrainer, side by side in one process (issue 7).
+"""One training step, ours against TRL's GRPOTrainer, side by side in one process.
 
     python bench/train_step.py [--models tiny,embedded] [--reps 5] [--loss-type dapo] [--beta 0.04] [--lora]
                                [--groups G --n N --prompt P --completion C] [--sim-rows R --sim-prompt P --sim-completion C]

@@ -1,4 +1,4 @@
-"""The same GRPO in TRL, side by side: an outside check that our agent learns as well (issue 16).
+"""The same GRPO in TRL, side by side: an outside check that our agent learns as well.
 
     python bench/trl_grpo.py [our overrides...] --out DIR [--ours RUN_DIR]
 

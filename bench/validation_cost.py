@@ -22,7 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-OLD_VAL_TASKS, OLD_VAL_GENERATIONS = 46, 4  # the default before issue 28: num_held_out=0, val_num_generations=4
+OLD_VAL_TASKS, OLD_VAL_GENERATIONS = 46, 4  # the default before the held-out set grew: num_held_out=0, val_num_generations=4
 
 
 def main() -> None:

@@ -7,7 +7,7 @@ distance between its question and the nearest reference question **that has the 
 (1.0 when no reference shares its answer). A task that changes the values it asks about changes its
 answer too, so it scores 1.0; a task that keeps the answer and rewords a few words of a reference
 scores near 0. Below :data:`NEAR_DUPLICATE_BELOW` a task is a near-duplicate: it gives the agent
-nothing new, and fitted by RWR it teaches the simulator to copy its input (issue 23: the collapse).
+nothing new, and fitted by RWR it teaches the simulator to copy its input (the collapse RESULTS.md describes).
 
 Deliberately left out: semantic similarity (embeddings), and duplicates across epochs (the pools keep
 those, and a task the agent has seen before is still a fair task); the known false positive, two QA

@@ -198,7 +198,7 @@ def test_generated_fraction_sets_the_batch_mix(tmp_path, tiny_sft_dir, fraction)
 @pytest.mark.slow
 def test_a_frozen_agent_never_changes_while_the_simulator_learns(tiny_sft_dir, tmp_path):
     """experiment=frozen_agent: the agent's weights stay the initial ones, the simulator's move, and the
-    curriculum is still measured every epoch (issue 23's test of the simulator on its own)."""
+    curriculum is still measured every epoch (how the simulator is tested on its own)."""
     out = tmp_path / "frozen"
     args = [f"model.agent={tiny_sft_dir}", f"model.simulator={tiny_sft_dir}", f"run_dir={out}", *TINY_ARGS,
             "experiment=frozen_agent", "trainer.max_epochs=2", "trainer.save_hf=true"]

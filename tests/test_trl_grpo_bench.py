@@ -1,4 +1,4 @@
-"""bench/trl_grpo.py (issue 16): TRL's GRPOTrainer trains on our base tasks with our settings.
+"""bench/trl_grpo.py: TRL's GRPOTrainer trains on our base tasks with our settings.
 
 On the tiny model (the second test, slow): two optimizer steps of TRL's own training loop (generation, our reward, loss,
 AdamW), held-out evaluation through our ``AgentModule.evaluate`` before and after, and the JSON it

@@ -1,4 +1,4 @@
-"""Our GRPO loss against TRL's GRPOTrainer, on identical inputs (issue 7).
+"""Our GRPO loss against TRL's GRPOTrainer, on identical inputs.
 
 TRL's own code path is called: a ``GRPOTrainer`` is built around the tiny model with a tiny
 in-memory dataset, and its ``compute_loss(model, inputs)`` gets the same tensors we use.

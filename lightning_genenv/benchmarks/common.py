@@ -1,5 +1,5 @@
 """What every benchmark module shares: the item and result records, the benchmark record, and
-small helpers for reading untrusted data files.
+small functions for reading untrusted data files.
 
 A benchmark is a :class:`Benchmark`: a loader (data folder -> :class:`BenchItem` list, with bad
 records counted by reason and skipped), a scorer (item + raw model text -> :class:`ItemResult`) and

@@ -1,4 +1,4 @@
-"""The schema's check helpers: :class:`ConfigError` (one line), :func:`check`, :func:`within` (a numeric
+"""The schema's check functions: :class:`ConfigError` (one line), :func:`check`, :func:`within` (a numeric
 key's interval) and :func:`check_file`, and the bounds every group shares (:data:`MAX_COUNT`, :data:`SEED_MAX`).
 
 Deliberately left out: the keys themselves and their checks (``schema.py``, next to the fields).

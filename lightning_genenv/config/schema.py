@@ -11,7 +11,7 @@ Every numeric key has its interval (:func:`within`), which also refuses NaN and 
 interval's edge that means "off" or "all" says so in the key's comment.
 
 Deliberately left out: reading files and the command line (``composer.py``), describing the keys
-(``describe.py``) and the check helpers (``checks.py``: :func:`within`, :func:`check`); this module imports
+(``describe.py``) and the check functions (``checks.py``: :func:`within`, :func:`check`); this module imports
 neither of the first two, so a checker that needs only a dataclass stays light.
 """
 
@@ -81,7 +81,7 @@ class AgentConfig:
     lr_scheduler_type: Literal["linear", "constant"] = "linear"
     weight_decay: float = 0.0  # AdamW weight decay
     # KL coefficient to the reference policy (k3 estimator). 0 (TRL's default): no reference forward pass, about
-    # 150 s of the default run's 1,637 s (BENCHMARKS.md, issue 28); the GenEnv reference run's 0.001 is paper_7b's
+    # 142 s of a default run (BENCHMARKS.md, prepare groups); the GenEnv reference run's 0.001 is paper_7b's
     beta: float = 0.0
     epsilon: float = 0.2  # lower clip of the importance ratio
     use_bias_correction_kl: bool = True  # TRL's default: the k3 KL times the importance ratio (DeepSeek-V3.2)
@@ -103,7 +103,7 @@ class AgentConfig:
     reward_weights: Optional[list[float]] = None  # one weight per reward function; None: all 1 (TRL's default)
     subset_match: bool = False  # accept extra arguments beyond the gold call (public GenEnv rule)
     # sampled attempts per held-out task at the training temperature: val/reward_mean (0: greedy only); 8 x the
-    # 128 held-out tasks (data.num_held_out) is issue 28's measurement
+    # 128 held-out tasks (data.num_held_out) is what RESULTS.md's gains are measured on
     val_num_generations: int = 8
 
     def __post_init__(self):
@@ -282,7 +282,7 @@ class DataConfig:
     val_fraction: float = 0.15  # held out for validation when val_path is None (stratified by family)
     # the embedded seeds' held-out set: the split's (val_fraction, 46 tasks) topped up with fresh tasks of the same
     # families, never a train question, in proportion to family size; the train split is unchanged (seeds/
-    # top_up_held_out). 0: the split's alone. Ignored with train_path or benchmark (issue 28)
+    # top_up_held_out). 0: the split's alone. Ignored with train_path or benchmark
     num_held_out: int = 128
     num_val: int = 0  # a seeded sample of the held-out set is the whole validation set (0: all held-out tasks)
     # the validation after each epoch but the last: a fixed seeded subset of the validation set, every family present
@@ -290,7 +290,7 @@ class DataConfig:
     # (val_full/*, with val/* on the subset). 0: the whole set every time (then val/* is the whole set's)
     num_val_subset: int = 42
     # base tasks trained on, every family present (0: all). The few-shot examples still come from every loaded
-    # seed. data=scarce: a base set small enough that plain GRPO sees each task several times (issue 28)
+    # seed. data=scarce: a base set small enough that plain GRPO sees each task several times
     num_train: int = 0
     seeds_per_epoch: int = 32  # base seeds the simulator writes variations of, each epoch (see num_variations)
     tasks_per_epoch: int = 16  # agent groups per epoch: valid generated, then replay, then base
@@ -361,7 +361,7 @@ class TrainerConfig:
     gradient_clip_val: Optional[float] = 1.0  # gradient norm clip (None or 0: off, as in Lightning)
     log_every_n_steps: int = 1  # Lightning's logging interval
     # validate every n epochs (the last epoch always, on the whole held-out set; step 0 too, val_before_training):
-    # 6, the default's length, so the default validates at step 0 and the end only (BENCHMARKS.md, issue 28: a
+    # 6, the default's length, so the default validates at step 0 and the end only (BENCHMARKS.md: a
     # subset pass costs ~5% of the run). Validation is seeded and leaves the rollouts' random stream alone, so
     # this changes what is measured, not what is trained: 1 draws the subset's per-epoch curve
     val_every_n_epochs: int = 6

@@ -100,7 +100,7 @@ def test_run_epoch_without_new_tasks_is_plain_grpo_on_base_tasks():
 def test_base_tasks_are_paired_across_settings():
     """The base tasks come from their own stream: a static source with a task to replay (it draws from the
     epoch's RNG and the replay takes a place in the batch) and no source with none train on the same base
-    tasks in the same order, one a prefix of the other, however much else each setting drew (issue 28)."""
+    tasks in the same order, one a prefix of the other, however much else each setting drew."""
     cfg = compose(["model=tiny", "data.tasks_per_epoch=4", "data.seeds_per_epoch=2", "data.replay_per_epoch=1",
                    "agent.num_generations=2", "curriculum=static"])
     base = [_task(i) for i in range(10)]

@@ -193,7 +193,7 @@ def test_export_gathers_a_one_process_fsdp2_model(tiny_dir, tmp_path):
 def test_a_cache_filling_build_leaves_the_seeded_rng_alone(tmp_path, monkeypatch):
     """A run seeded before its first load draws the same numbers whether the model cache was cold or warm:
     the tiny build reseeds torch's RNG and the GGUF conversion initializes weights at random before
-    replacing them (found in the eighteenth session: a fresh machine's first run diverged from epoch 1)."""
+    replacing them (found when a fresh machine's first run diverged from epoch 1)."""
     from lightning_genenv.models import embedded
 
     torch.manual_seed(2)
