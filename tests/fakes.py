@@ -64,6 +64,7 @@ class RecordingTrainer:
     ``save_checkpoint`` path, each written as a small whole torch archive."""
 
     is_global_zero = True
+    current_epoch = 0  # the epoch a checkpoint closes (lightning_genenv.stopping.saved reads it)
 
     def __init__(self):
         self.strategy = SimpleNamespace(barrier=lambda: None)

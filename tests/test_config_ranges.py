@@ -40,6 +40,17 @@ VALID = {
     ("trainer.num_sanity_val_steps", "-1"): "Lightning's 'all batches' (documented)",
     ("logger.num_text_samples", "0"): "no text samples logged",
     ("trainer.save_hf_every_n_epochs", "0"): "no checkpoints during the run (documented)",
+    ("simulator.reward_unsolved", "0"): "Absolute Zero's reward for a task never solved",
+    ("simulator.reward_unsolved", "-1"): "a penalty for a task never solved",
+    ("simulator.reward_solved", "0"): "Absolute Zero's reward for a task always solved",
+    ("simulator.reward_solved", "-1"): "a penalty for a task always solved",
+    ("simulator.reward_invalid", "0"): "the paper's reward of an invalid generation (the default)",
+    ("simulator.reward_invalid", "-1"): "Absolute Zero's penalty for a malformed proposal",
+    ("simulator.near_duplicate_penalty", "0"): "no penalty (the default)",
+    ("solver.d0", "0"): "a difficulty scale may put its midpoint at 0",
+    ("solver.d0", "-1"): "or below it",
+    ("solver.d0_step", "0"): "a fixed target (the default)",
+    ("solver.d0_step", "-1"): "a target that gets easier each epoch",
 }
 
 
@@ -56,7 +67,7 @@ CASES = [(key, name, yaml) for key, tp in NUMERIC for name, yaml in [*PROBES.ite
 
 
 def test_the_walk_covers_every_numeric_key():
-    assert len(NUMERIC) == 64 and len(CASES) == 5 * 64
+    assert len(NUMERIC) == 74 and len(CASES) == 5 * 74
     print(f"{len(NUMERIC)} numeric keys, {len(CASES)} values tried, {len(VALID)} valid by the allow-list")
     assert set(VALID) <= {(key, name) for key, name, _ in CASES}  # no stale entry
 
