@@ -34,6 +34,7 @@ def success_probability(d: float | None, d0: float, slope: float) -> float:
 class SolverAttempts:
     groups: list[Group]  # one per task, in the tasks' order
     difficulties: list[float | None]  # d(task); None: not rated
+    probabilities: list[float]  # each task's success probability, the one its attempts were drawn at
     d0: float  # this epoch's
 
 
@@ -49,16 +50,17 @@ class CalibratedSolver:
     def attempt(self, tasks: list[Task], epoch: int) -> SolverAttempts:
         """``attempts`` tries at each task; ``k`` of them succeed, ``k ~ Binomial(attempts, p(task))``."""
         rng = random.Random(f"solver:{self.seed}:{epoch}")
-        d0, groups, ds = self.d0_at(epoch), [], []
+        d0, groups, ds, ps = self.d0_at(epoch), [], [], []
         for task in tasks:
             d = _rate(self.difficulty, task)
             p = success_probability(d, d0, self.slope)
             rewards = [float(rng.random() < p) for _ in range(self.attempts)]
             ds.append(d)
+            ps.append(p)
             groups.append(Group(task=task, prompt_ids=[], completion_ids=[[] for _ in rewards], rewards=rewards,
                                 logprobs=[[] for _ in rewards], truncated=[False] * len(rewards),
                                 texts=[""] * len(rewards)))
-        return SolverAttempts(groups, ds, d0)
+        return SolverAttempts(groups, ds, ps, d0)
 
 
 def _rate(difficulty: Callable[[Task], float | None], task: Task) -> float | None:

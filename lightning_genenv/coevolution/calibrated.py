@@ -42,19 +42,18 @@ from lightning_genenv.reward_funcs import load_reward_func
 from lightning_genenv.rollout import build_engine, choose_backend, describe
 from lightning_genenv.rollout.players import Rollouts
 from lightning_genenv.simulator import SimulatorModule
-from lightning_genenv.solver import CalibratedSolver, SolverAttempts, success_probability
+from lightning_genenv.solver import CalibratedSolver, SolverAttempts
 from lightning_genenv.trainers import make_trainer, uses_gpu
 
 
-def solver_metrics(attempts: SolverAttempts, slope: float) -> dict[str, float]:
+def solver_metrics(attempts: SolverAttempts) -> dict[str, float]:
     """The epoch's target ``d₀``, the mean difficulty of the rated tasks, the share not rated, and the mean true
     success probability (``p̄`` without the binomial noise)."""
     rated = [d for d in attempts.difficulties if d is not None]
     metrics = {"solver/d0": attempts.d0}
     if attempts.difficulties:
         metrics["solver/unrated_fraction"] = 1.0 - len(rated) / len(attempts.difficulties)
-        metrics["solver/success_probability_mean"] = mean([success_probability(d, attempts.d0, slope)
-                                                           for d in attempts.difficulties])
+        metrics["solver/success_probability_mean"] = mean(attempts.probabilities)
     if rated:
         metrics["solver/difficulty_mean"] = mean(rated)
     return metrics
@@ -110,7 +109,7 @@ def run_calibrated(cfg, run_dir: Path, start: float) -> Path:
                                  env_pool if sim_cfg.rwr_set == "pool" else [], objective, shaping)
             results.update(family_results(attempts.groups, cfg.agent.success_threshold))
             env_pool += [env_record(r, sc) for r, sc in zip(new.records, scored.scores)]
-            metrics = {**new_task_metrics(new.records, writing), **scored.stats, **solver_metrics(attempts, s.slope),
+            metrics = {**new_task_metrics(new.records, writing), **scored.stats, **solver_metrics(attempts),
                        "time/generate_tasks": writing}
             t0 = time.perf_counter()
             if trainer is not None and scored.sim_records:
@@ -120,9 +119,9 @@ def run_calibrated(cfg, run_dir: Path, start: float) -> Path:
             logger.log_metrics(metrics, step=epoch)
             curves.write(json.dumps({"epoch": epoch, **metrics}) + "\n")
             curves.flush()
-            for g, d in zip(attempts.groups, attempts.difficulties):
+            for g, d, p in zip(attempts.groups, attempts.difficulties, attempts.probabilities):
                 tasks.write(json.dumps({"epoch": epoch, "question": g.task.question, "answer": g.task.answer,
-                                        "d": d, "p": success_probability(d, attempts.d0, s.slope),
+                                        "d": d, "p": p,
                                         "k": sum(g.rewards), "n": len(g.rewards)}) + "\n")
             tasks.flush()  # each epoch's lines survive a run stopped later
             history.append(metrics)
