@@ -1,0 +1,136 @@
+"""Calibrated-solver runs (``experiment=calibrated``) read back and summarized over seeds, with the curriculum bar.
+
+A run is read from its ``config.yaml`` (the simulator's objective, or never trained with ``curriculum=random``; α;
+the solver's ``d₀`` and its per-epoch step; the seed) and its ``calibration.jsonl`` (one record per epoch). Runs of
+the same setting and different seeds form a :class:`Setting`.
+
+The bar a trained setting must meet, per α: at its last epoch ``|p̄ − α| <= 0.1`` (:data:`BAR`) for every seed,
+while the never-trained simulator at the same α and ``d₀`` stays at least 0.25 (:data:`UNTRAINED_BAR`) from α. The
+never-trained simulator's distance is its mean over epochs 2 to the last: its ``p̄`` moves from epoch to epoch
+with the seed tasks its prompt shows (the first epoch is the same for both, before any update).
+
+Deliberately left out: plots (TensorBoard's ``tb/calibration``), and runs of any other experiment.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from lightning_genenv.jsonl import read_jsonl_strict
+
+BAR = 0.1  # |p-bar - alpha| a trained simulator must reach by its last epoch
+UNTRAINED_BAR = 0.25  # the distance from alpha the never-trained simulator must keep
+ERROR = "curriculum/p_hat_mean_error"  # |p-bar - alpha| of an epoch
+TAIL = 5  # the first (1-based) epoch of the late-epochs mean, a less noisy view than the last epoch alone
+
+
+@dataclass(frozen=True)
+class CalibratedRun:
+    """One calibrated-solver run: its setting and its per-epoch records (epoch 1 first)."""
+
+    path: Path
+    trained: bool
+    objective: str
+    alpha: float
+    d0: float
+    d0_step: float
+    seed: int
+    epochs: tuple[dict, ...]
+
+    @property
+    def key(self) -> tuple:
+        """What makes two runs seeds of one setting."""
+        return (self.trained, self.objective if self.trained else "", self.alpha, self.d0, self.d0_step)
+
+    def errors(self) -> list[float]:
+        """``|p̄ − α|`` per epoch."""
+        return [record[ERROR] for record in self.epochs]
+
+
+def read_run(path: str | Path) -> CalibratedRun:
+    """A run directory's setting and curves; a clear error when it is not a calibrated run."""
+    path = Path(path)
+    config_file, curves = path / "config.yaml", path / "calibration.jsonl"
+    if not config_file.is_file() or not curves.is_file():
+        raise SystemExit(f"{path}: not a calibrated-solver run (needs config.yaml and calibration.jsonl)")
+    config = yaml.safe_load(config_file.read_text(encoding="utf-8"))
+    try:
+        solver, curriculum = config["solver"], config["curriculum"]
+        return CalibratedRun(path=path, trained=bool(curriculum["train_simulator"]),
+                             objective=config["simulator"]["objective"], alpha=float(curriculum["alpha"]),
+                             d0=float(solver["d0"]), d0_step=float(solver.get("d0_step", 0.0)),
+                             seed=int(config["seed"]), epochs=tuple(read_jsonl_strict(curves)))
+    except (KeyError, TypeError) as e:
+        raise SystemExit(f"{config_file}: lacks {e} (not a calibrated-solver run's config)") from None
+
+
+@dataclass(frozen=True)
+class Setting:
+    """The runs of one setting, one per seed, in seed order."""
+
+    runs: tuple[CalibratedRun, ...]
+
+    @property
+    def name(self) -> str:
+        first = self.runs[0]
+        who = first.objective if first.trained else "never trained"
+        moving = f", d₀ +{first.d0_step:g}/epoch" if first.d0_step else ""
+        return f"{who}, α = {first.alpha:g}, d₀ = {first.d0:g}{moving}"
+
+    def first(self) -> list[float]:
+        return [run.errors()[0] for run in self.runs]
+
+    def last(self) -> list[float]:
+        return [run.errors()[-1] for run in self.runs]
+
+    def tail_mean(self) -> list[float]:
+        """Each seed's mean ``|p̄ − α|`` from epoch :data:`TAIL` on."""
+        return [_mean(run.errors()[TAIL - 1:]) for run in self.runs]
+
+    def later_mean(self) -> list[float]:
+        """Each seed's mean ``|p̄ − α|`` over epochs 2 to the last (the never-trained simulator's distance)."""
+        return [_mean(run.errors()[1:]) for run in self.runs]
+
+    def meets(self) -> bool:
+        """A trained setting: every seed within :data:`BAR` at its last epoch. Never trained: every seed at least
+        :data:`UNTRAINED_BAR` away on average over epochs 2 on."""
+        if self.runs[0].trained:
+            return all(e <= BAR for e in self.last())
+        return all(e >= UNTRAINED_BAR for e in self.later_mean())
+
+
+def settings(runs: list[CalibratedRun]) -> list[Setting]:
+    """Runs grouped by setting (trained before never trained, then by objective, α, d₀), seeds in order."""
+    groups: dict[tuple, list[CalibratedRun]] = {}
+    for run in runs:
+        groups.setdefault(run.key, []).append(run)
+    order = sorted(groups, key=lambda k: (not k[0], k[1], k[2], k[3], k[4]))
+    return [Setting(tuple(sorted(groups[k], key=lambda r: r.seed))) for k in order]
+
+
+def _mean(values: list[float]) -> float:
+    """The mean, or NaN for a run that has not reached the window yet (printed as a dash)."""
+    return statistics.fmean(values) if values else math.nan
+
+
+def _cells(values: list[float]) -> str:
+    return " / ".join("–" if math.isnan(v) else f"{v:.3f}" for v in values)
+
+
+def summary_table(runs: list[CalibratedRun]) -> str:
+    """One row per setting: its seeds, ``|p̄ − α|`` at the first and the last epoch per seed, the mean from epoch
+    :data:`TAIL` on and over epochs 2 on, per seed, and whether it meets its half of the bar."""
+    rows = ["| setting | seeds | epochs | \\|p̄ − α\\| epoch 1 | last epoch | mean, epochs "
+            f"{TAIL}+ | mean, epochs 2+ | bar |", "|---|---|---|---|---|---|---|---|"]
+    for s in settings(runs):
+        bar = (f"≤ {BAR} at the last epoch" if s.runs[0].trained else f"≥ {UNTRAINED_BAR} over epochs 2+")
+        rows.append(f"| {s.name} | {', '.join(str(r.seed) for r in s.runs)} | "
+                    f"{', '.join(str(len(r.epochs)) for r in s.runs)} | {_cells(s.first())} | {_cells(s.last())} | "
+                    f"{_cells(s.tail_mean())} | {_cells(s.later_mean())} | "
+                    f"{'meets' if s.meets() else 'misses'} ({bar}) |")
+    return "\n".join(rows)

@@ -1,0 +1,56 @@
+"""Calibrated-solver runs read back and summarized over seeds (lightning_genenv/report/calibration.py): the setting
+from config.yaml, the curves from calibration.jsonl, the grouping by setting and both halves of the curriculum bar."""
+
+import json
+
+import pytest
+import yaml
+
+from lightning_genenv.report.calibration import read_run, settings, summary_table
+
+
+def _run(root, name, errors, *, trained=True, objective="grpo", alpha=0.5, d0=2.0, d0_step=0.0, seed=0):
+    run = root / name
+    run.mkdir()
+    config = {"seed": seed, "simulator": {"objective": objective},
+              "curriculum": {"alpha": alpha, "train_simulator": trained},
+              "solver": {"name": "calibrated", "d0": d0, "d0_step": d0_step}}
+    (run / "config.yaml").write_text(yaml.safe_dump(config))
+    (run / "calibration.jsonl").write_text(
+        "".join(json.dumps({"epoch": i, "curriculum/p_hat_mean_error": e}) + "\n" for i, e in enumerate(errors)))
+    return read_run(run)
+
+
+def test_runs_of_one_setting_group_by_seed_and_the_trained_half_needs_every_seed(tmp_path):
+    a = _run(tmp_path, "a", [0.4, 0.3, 0.2, 0.1, 0.1, 0.05], seed=1)
+    b = _run(tmp_path, "b", [0.4, 0.3, 0.2, 0.2, 0.1, 0.08], seed=0)
+    c = _run(tmp_path, "c", [0.4, 0.4, 0.3, 0.3, 0.3, 0.2], alpha=0.2, d0=3.5)
+    (s05, s02) = sorted(settings([a, b, c]), key=lambda s: s.runs[0].alpha, reverse=True)
+    assert [r.seed for r in s05.runs] == [0, 1] and s05.name == "grpo, α = 0.5, d₀ = 2"
+    assert s05.first() == [0.4, 0.4] and s05.last() == [0.08, 0.05]
+    assert s05.tail_mean() == pytest.approx([0.09, 0.075])  # epochs 5 and 6
+    assert s05.later_mean() == pytest.approx([(0.3 + 0.2 + 0.2 + 0.1 + 0.08) / 5, (0.3 + 0.2 + 0.1 + 0.1 + 0.05) / 5])
+    assert s05.meets() and not s02.meets()  # 0.2 at its last epoch
+    assert settings([a, _run(tmp_path, "d", [0.4, 0.12], seed=2)])[0].meets() is False  # one seed outside the bar
+
+
+def test_the_never_trained_half_reads_its_mean_distance_over_epochs_two_on(tmp_path):
+    far = _run(tmp_path, "far", [0.34, 0.30, 0.26, 0.25], trained=False)
+    near = _run(tmp_path, "near", [0.34, 0.30, 0.20, 0.22], trained=False, alpha=0.8)
+    moving = _run(tmp_path, "moving", [0.3, 0.2], d0_step=0.2)
+    by_name = {s.name: s for s in settings([far, near, moving])}
+    assert by_name["never trained, α = 0.5, d₀ = 2"].meets()  # (0.30 + 0.26 + 0.25) / 3 = 0.27
+    assert not by_name["never trained, α = 0.8, d₀ = 2"].meets()  # 0.24
+    assert "grpo, α = 0.5, d₀ = 2, d₀ +0.2/epoch" in by_name
+    table = summary_table([far, near, moving]).splitlines()
+    assert table[2].startswith("| grpo, α = 0.5, d₀ = 2, d₀ +0.2/epoch | 0 | 2 | 0.300 | 0.200 | – |")  # trained first
+    assert "misses (≥ 0.25 over epochs 2+)" in table[4] and "meets (≥ 0.25 over epochs 2+)" in table[3]
+
+
+def test_a_directory_that_is_not_a_calibrated_run_is_refused_in_one_line(tmp_path):
+    with pytest.raises(SystemExit, match="not a calibrated-solver run"):
+        read_run(tmp_path)
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump({"seed": 0, "simulator": {}}))
+    (tmp_path / "calibration.jsonl").write_text("")
+    with pytest.raises(SystemExit, match="lacks"):
+        read_run(tmp_path)
