@@ -9,12 +9,14 @@ import yaml
 from lightning_genenv.report.calibration import read_run, settings, summary_table
 
 
-def _run(root, name, errors, *, trained=True, objective="grpo", alpha=0.5, d0=2.0, d0_step=0.0, seed=0):
+def _run(root, name, errors, *, trained=True, objective="grpo", alpha=0.5, d0=2.0, d0_step=0.0, seed=0,
+         learning_rate=5e-4):
     run = root / name
     run.mkdir()
-    config = {"seed": seed, "simulator": {"objective": objective},
+    config = {"seed": seed, "simulator": {"objective": objective, "learning_rate": 5e-4},
               "curriculum": {"alpha": alpha, "train_simulator": trained},
               "solver": {"name": "calibrated", "d0": d0, "d0_step": d0_step}}
+    config["simulator"]["learning_rate"] = learning_rate
     (run / "config.yaml").write_text(yaml.safe_dump(config))
     (run / "calibration.jsonl").write_text(
         "".join(json.dumps({"epoch": i, "curriculum/p_hat_mean_error": e}) + "\n" for i, e in enumerate(errors)))
@@ -26,12 +28,13 @@ def test_runs_of_one_setting_group_by_seed_and_the_trained_half_needs_every_seed
     b = _run(tmp_path, "b", [0.4, 0.3, 0.2, 0.2, 0.1, 0.08], seed=0)
     c = _run(tmp_path, "c", [0.4, 0.4, 0.3, 0.3, 0.3, 0.2], alpha=0.2, d0=3.5)
     (s05, s02) = sorted(settings([a, b, c]), key=lambda s: s.runs[0].alpha, reverse=True)
-    assert [r.seed for r in s05.runs] == [0, 1] and s05.name == "grpo, α = 0.5, d₀ = 2"
+    assert [r.seed for r in s05.runs] == [0, 1] and s05.name == "grpo (lr 0.0005), α = 0.5, d₀ = 2"
     assert s05.first() == [0.4, 0.4] and s05.last() == [0.08, 0.05]
     assert s05.tail_mean() == pytest.approx([0.09, 0.075])  # epochs 5 and 6
     assert s05.later_mean() == pytest.approx([(0.3 + 0.2 + 0.2 + 0.1 + 0.08) / 5, (0.3 + 0.2 + 0.1 + 0.1 + 0.05) / 5])
     assert s05.meets() and not s02.meets()  # 0.2 at its last epoch
     assert settings([a, _run(tmp_path, "d", [0.4, 0.12], seed=2)])[0].meets() is False  # one seed outside the bar
+    assert len(settings([a, _run(tmp_path, "e", [0.4, 0.1], learning_rate=2e-3)])) == 2  # another setting
 
 
 def test_the_never_trained_half_reads_its_mean_distance_over_epochs_two_on(tmp_path):
@@ -41,9 +44,10 @@ def test_the_never_trained_half_reads_its_mean_distance_over_epochs_two_on(tmp_p
     by_name = {s.name: s for s in settings([far, near, moving])}
     assert by_name["never trained, α = 0.5, d₀ = 2"].meets()  # (0.30 + 0.26 + 0.25) / 3 = 0.27
     assert not by_name["never trained, α = 0.8, d₀ = 2"].meets()  # 0.24
-    assert "grpo, α = 0.5, d₀ = 2, d₀ +0.2/epoch" in by_name
+    assert "grpo (lr 0.0005), α = 0.5, d₀ = 2, d₀ +0.2/epoch" in by_name
     table = summary_table([far, near, moving]).splitlines()
-    assert table[2].startswith("| grpo, α = 0.5, d₀ = 2, d₀ +0.2/epoch | 0 | 2 | 0.300 | 0.200 | – |")  # trained first
+    trained_first = "| grpo (lr 0.0005), α = 0.5, d₀ = 2, d₀ +0.2/epoch | 0 | 2 | 0.300 | 0.200 | – |"
+    assert table[2].startswith(trained_first)
     assert "misses (≥ 0.25 over epochs 2+)" in table[4] and "meets (≥ 0.25 over epochs 2+)" in table[3]
 
 

@@ -39,13 +39,15 @@ class CalibratedRun:
     alpha: float
     d0: float
     d0_step: float
+    learning_rate: float  # the simulator's
     seed: int
     epochs: tuple[dict, ...]
 
     @property
     def key(self) -> tuple:
         """What makes two runs seeds of one setting."""
-        return (self.trained, self.objective if self.trained else "", self.alpha, self.d0, self.d0_step)
+        trained = (self.objective, self.learning_rate) if self.trained else ("", 0.0)
+        return (self.trained, *trained, self.alpha, self.d0, self.d0_step)
 
     def errors(self) -> list[float]:
         """``|p̄ − α|`` per epoch."""
@@ -64,6 +66,7 @@ def read_run(path: str | Path) -> CalibratedRun:
         return CalibratedRun(path=path, trained=bool(curriculum["train_simulator"]),
                              objective=config["simulator"]["objective"], alpha=float(curriculum["alpha"]),
                              d0=float(solver["d0"]), d0_step=float(solver.get("d0_step", 0.0)),
+                             learning_rate=float(config["simulator"]["learning_rate"]),
                              seed=int(config["seed"]), epochs=tuple(read_jsonl_strict(curves)))
     except (KeyError, TypeError) as e:
         raise SystemExit(f"{config_file}: lacks {e} (not a calibrated-solver run's config)") from None
@@ -78,7 +81,7 @@ class Setting:
     @property
     def name(self) -> str:
         first = self.runs[0]
-        who = first.objective if first.trained else "never trained"
+        who = f"{first.objective} (lr {first.learning_rate:g})" if first.trained else "never trained"
         moving = f", d₀ +{first.d0_step:g}/epoch" if first.d0_step else ""
         return f"{who}, α = {first.alpha:g}, d₀ = {first.d0:g}{moving}"
 
@@ -109,7 +112,7 @@ def settings(runs: list[CalibratedRun]) -> list[Setting]:
     groups: dict[tuple, list[CalibratedRun]] = {}
     for run in runs:
         groups.setdefault(run.key, []).append(run)
-    order = sorted(groups, key=lambda k: (not k[0], k[1], k[2], k[3], k[4]))
+    order = sorted(groups, key=lambda k: (not k[0], *k[1:]))
     return [Setting(tuple(sorted(groups[k], key=lambda r: r.seed))) for k in order]
 
 
