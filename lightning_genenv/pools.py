@@ -15,9 +15,12 @@ the records if the caller has one, and otherwise cut back to the last segment th
 
 ``python -m lightning_genenv.pools run_dir=<run_dir> [repair=true]`` verifies (and repairs) a run's pools.
 
-:class:`Pools` holds both pools in memory with their log: what an epoch adds, committed once per epoch.
+:class:`Pools` holds both pools in memory with their log: what an epoch adds, committed once per epoch. In memory
+the records are typed (:mod:`lightning_genenv.pool_records`: ``TrainRecord``, ``EnvRecord``); the log and the
+checkpoint hold their JSON objects (``to_json``), read back with ``from_json``.
 
-Deliberately left out: sharded pool files (rank 0 writes both whole pools) and compaction.
+Deliberately left out: the records' fields (:mod:`lightning_genenv.pool_records`, which also reads a pool file
+back), sharded pool files (rank 0 writes both whole pools) and compaction.
 """
 
 from __future__ import annotations
@@ -27,34 +30,21 @@ import json
 import os
 import sys
 import time
-from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
 from omegaconf import MISSING
 
+from lightning_genenv.atomic import write_atomic, write_durable
 from lightning_genenv.config import ConfigError, parse_cli
-from lightning_genenv.tasks import DataError, iter_jsonl
+from lightning_genenv.pool_records import RECORDS, EnvRecord, TrainRecord
 
-POOLS = ("d_train", "d_env")
+POOLS = tuple(RECORDS)  # "d_train", "d_env"
 
 
 def encode(record: dict) -> bytes:
     """One pool line. The same bytes for the same record, so a rewrite reproduces the checksums."""
     return (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8")
-
-
-def _fsync_write(path: Path, data: bytes, mode: str = "ab") -> None:
-    with open(path, mode) as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
-
-
-def _atomic_write(path: Path, data: bytes) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
-    _fsync_write(tmp, data, "wb")
-    os.replace(tmp, path)
 
 
 class PoolLog:
@@ -98,14 +88,14 @@ class PoolLog:
                                 f"'python -m lightning_genenv.pools run_dir={self.dir.parent} repair=true'")
             if size > start:  # a torn tail left by a kill: set it aside
                 self._quarantine(pool, start, "an uncommitted tail")
-            _fsync_write(path, data)
+            write_durable(path, data, append=True)
             segment["pools"][pool] = {"start": start, "end": start + len(data), "records": len(new.get(pool, [])),
                                       "sha256": hashlib.sha256(data).hexdigest()}
         self._commit([*self.segments, segment])
         return self.counts()
 
     def _commit(self, segments: list[dict]) -> None:
-        _atomic_write(self.manifest_path, json.dumps({"version": 1, "segments": segments}, indent=1).encode())
+        write_atomic(self.manifest_path, json.dumps({"version": 1, "segments": segments}, indent=1).encode())
         self.segments = segments
 
     def _quarantine(self, pool: str, offset: int, why: str) -> dict:
@@ -117,7 +107,7 @@ class PoolLog:
         qdir = self.dir / "quarantine"
         qdir.mkdir(exist_ok=True)
         target = qdir / f"{pool}.{time.strftime('%Y%m%d-%H%M%S')}.{offset}.jsonl"
-        _fsync_write(target, tail, "wb")
+        write_durable(target, tail)
         with open(path, "r+b") as f:
             f.truncate(offset)
             f.flush()
@@ -162,7 +152,7 @@ class PoolLog:
                     raise PoolError(f"{path}: the checkpoint's {len(records[pool])} records do not match "
                                     f"the manifest ({expected} bytes); cannot repair")
                 actions.append(self._quarantine(pool, 0, f"a damaged file (segment {good} failed its checksum)"))
-                _fsync_write(path, data)
+                write_durable(path, data)
                 actions[-1]["action"] += f"; rebuilt {len(records[pool])} records from the checkpoint"
             elif good < len(segments):
                 segments = segments[:good]
@@ -196,26 +186,26 @@ class Pools:
 
     ``D_train`` starts as the base seed tasks (:meth:`start`); each epoch :meth:`add` appends its new
     records to both pools and :meth:`commit` (rank 0) appends them to the log as one segment. The
-    pools travel whole in the co-evolution callback's checkpoint state; :meth:`load_state_dict`
+    pools travel whole in the co-evolution callback's checkpoint state, as JSON objects; :meth:`load_state_dict`
     restores them and repairs the log to the checkpoint's epochs."""
 
     def __init__(self, pool_dir: str | Path | None):
         self.log = PoolLog(pool_dir) if pool_dir is not None else None
-        self.d_train: list[dict] = []
-        self.d_env: list[dict] = []
+        self.d_train: list[TrainRecord] = []
+        self.d_env: list[EnvRecord] = []
         self.committed = {p: 0 for p in POOLS}  # records of each pool already in the log
         self.repairs: list[dict] = []  # what restoring did to the log
 
     def start(self, base: list) -> None:
         """``D_train`` is the base seed tasks (``Task``s); ``D_env`` is empty."""
-        self.d_train = [{"task": t.to_dict(), "source": "seed"} for t in base]
+        self.d_train = [TrainRecord.seed(t) for t in base]
         self.d_env = []
 
-    def replayable(self, before_epoch: int) -> list[dict]:
+    def replayable(self, before_epoch: int) -> list[TrainRecord]:
         """The generated records of ``D_train`` from epochs before ``before_epoch``, in the pool's order."""
-        return [r for r in self.d_train if r["source"] == "generated" and r["epoch"] < before_epoch]
+        return [r for r in self.d_train if r.source == "generated" and r.epoch < before_epoch]
 
-    def add(self, train_records: list[dict], env_records: list[dict]) -> None:
+    def add(self, train_records: list[TrainRecord], env_records: list[EnvRecord]) -> None:
         self.d_train.extend(train_records)
         self.d_env.extend(env_records)
 
@@ -224,30 +214,26 @@ class Pools:
         returns the pool sizes (``{}`` without a log). Rank 0 only."""
         if self.log is None:
             return {}
-        new = {p: getattr(self, p)[self.committed[p]:] for p in POOLS}
+        new = {p: [r.to_json() for r in getattr(self, p)[self.committed[p]:]] for p in POOLS}
         self.committed = dict(self.log.append(epoch, new))
         return dict(self.committed)
 
+    def as_json(self, pool: str) -> list[dict]:
+        """``pool``'s records as the JSON objects of its lines."""
+        return [r.to_json() for r in getattr(self, pool)]
+
     def state_dict(self) -> dict:
-        return {"d_train": self.d_train, "d_env": self.d_env, "committed": dict(self.committed),
+        return {"d_train": self.as_json("d_train"), "d_env": self.as_json("d_env"), "committed": dict(self.committed),
                 "segments": len(self.log.segments) if self.log else 0}
 
     def load_state_dict(self, state: dict, repair: bool) -> None:
         """Restore both pools from a checkpoint; with ``repair`` (rank 0), cut the log back to the
         checkpoint's epochs (what :attr:`repairs` then lists)."""
-        self.d_train, self.d_env = state["d_train"], state["d_env"]
+        self.d_train = [TrainRecord.from_json(r) for r in state["d_train"]]
+        self.d_env = [EnvRecord.from_json(r) for r in state["d_env"]]
         self.committed = dict(state["committed"])
         if self.log is not None and repair:
-            self.repairs = self.log.recover(state["segments"], {p: getattr(self, p) for p in POOLS})
-
-
-def read_pool(path: str | Path) -> list[dict]:
-    """Every record of a pool file; a :class:`~lightning_genenv.tasks.DataError` if any is unreadable."""
-    skipped: Counter = Counter()
-    records = list(iter_jsonl(path, skipped))
-    if skipped:
-        raise DataError(f"{path}: {sum(skipped.values())} unreadable records {dict(skipped)}")
-    return records
+            self.repairs = self.log.recover(state["segments"], {p: state[p] for p in POOLS})
 
 
 @dataclass

@@ -5,8 +5,8 @@ import json
 import pytest
 
 from lightning_genenv import pools
-from lightning_genenv.pools import POOLS, PoolError, PoolLog, Pools, read_pool
-from lightning_genenv.tasks import DataError
+from lightning_genenv.pool_records import EnvRecord, TrainRecord, read_pool
+from lightning_genenv.pools import POOLS, PoolError, PoolLog, Pools
 
 
 def _records(epoch: int, n: int) -> dict:
@@ -117,39 +117,36 @@ def _seed(i: int):
     return Task(id=f"s{i}", family="qa", question=f"q{i}?", check="exact", answer=str(i))
 
 
+def _env(epoch: int, reason: str) -> EnvRecord:
+    return EnvRecord(epoch, "s0", "simulator", [1], [2], "x", None, reason)
+
+
 def test_pools_commit_only_what_is_new_and_restore_from_state(tmp_path):
     """D_train starts as the base seeds; each commit appends the records added since the last one;
     a checkpoint taken after epoch 0 restores the pools and cuts the log back to it."""
     pools = Pools(tmp_path / "pools")
     pools.start([_seed(0), _seed(1)])
-    pools.add([], [{"epoch": 0, "task": None, "reason": "not_json"}])
+    pools.add([], [_env(0, "not_json")])
     assert pools.commit(0) == {"d_train": 2, "d_env": 1}
-    state = json.loads(json.dumps(pools.state_dict()))  # what the checkpoint holds
-    pools.add([{"task": _seed(2).to_dict(), "source": "generated", "epoch": 1}],
-              [{"epoch": 1, "task": None, "reason": "too_long"}])
+    state = json.loads(json.dumps(pools.state_dict()))  # what the checkpoint holds: the records' JSON objects
+    assert state["d_train"][0] == {"task": _seed(0).to_dict(), "source": "seed"}
+    pools.add([TrainRecord(_seed(2), "generated", 1, 0.5, [1.0, 0.0], ["a", "b"])], [_env(1, "too_long")])
     assert pools.commit(1) == {"d_train": 3, "d_env": 2}
-    assert [r["reason"] for r in read_pool(tmp_path / "pools" / "d_env.jsonl")] == ["not_json", "too_long"]
+    assert [r.reason for r in read_pool(tmp_path / "pools" / "d_env.jsonl", EnvRecord)] == ["not_json", "too_long"]
     assert not list((tmp_path / "pools").glob(".*.tmp"))
     fresh = Pools(tmp_path / "pools")
     fresh.load_state_dict(state, repair=True)
-    assert fresh.d_env == state["d_env"] and sorted(r["pool"] for r in fresh.repairs) == ["d_env", "d_train"]
-    assert read_pool(tmp_path / "pools" / "d_env.jsonl") == state["d_env"]
+    assert fresh.as_json("d_env") == state["d_env"] and fresh.d_env == [_env(0, "not_json")]
+    assert sorted(r["pool"] for r in fresh.repairs) == ["d_env", "d_train"]
+    assert read_pool(tmp_path / "pools" / "d_env.jsonl", EnvRecord) == fresh.d_env
     other_rank = Pools(tmp_path / "pools")
     other_rank.load_state_dict(state, repair=False)
-    assert other_rank.d_train == state["d_train"] and other_rank.repairs == []
+    assert other_rank.as_json("d_train") == state["d_train"] and other_rank.repairs == []
 
 
 def test_pools_replay_only_generated_records_of_earlier_epochs():
     pools = Pools(None)
     pools.start([_seed(0)])
-    records = [{"task": _seed(i).to_dict(), "source": "generated", "epoch": e} for i, e in [(1, 0), (2, 1), (3, 0)]]
-    pools.add(records, [])
-    assert [r["task"]["id"] for r in pools.replayable(1)] == ["s1", "s3"]
+    pools.add([TrainRecord(_seed(i), "generated", e, 0.5, [], []) for i, e in [(1, 0), (2, 1), (3, 0)]], [])
+    assert [r.task.id for r in pools.replayable(1)] == ["s1", "s3"]
     assert pools.replayable(0) == [] and pools.commit(1) == {}  # no run directory: no log
-
-
-def test_read_pool_refuses_unreadable_records(tmp_path):
-    path = tmp_path / "d_env.jsonl"
-    path.write_text('{"a": 1}\nnot json\n')
-    with pytest.raises(DataError, match="1 unreadable records"):
-        read_pool(path)

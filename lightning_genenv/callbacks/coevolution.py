@@ -2,9 +2,11 @@
 wired to the agent's Lightning hooks.
 
 ``on_train_epoch_start``: reseed every RNG from ``(seed, epoch)``, begin the epoch (its data, committed),
-hand its groups to the data module as the agent's next batches, and log. ``on_train_epoch_end``, after the
-agent's update and validation: end the epoch (the simulator's update, the engines' weights, the timers),
-log, and write ``checkpoints/last.ckpt`` (:mod:`~lightning_genenv.coevolution.checkpoint`). Its checkpoint
+hand its groups to the data module as the agent's next batches, and log; the epoch in progress
+(:class:`~lightning_genenv.coevolution.loop.EpochInProgress`) is held until its end, the agent's update and the
+validation timed into it. ``on_train_epoch_end``, after the agent's update and validation: end the epoch (the
+simulator's update, the engines' weights, the timers), log, and write ``checkpoints/last.ckpt``
+(:mod:`~lightning_genenv.coevolution.checkpoint`), whose time the next epoch logs. Its checkpoint
 state is the run's (:meth:`~lightning_genenv.coevolution.loop.CoEvolution.state_dict`) and the RNG state, so
 resuming is exact. Under data parallelism every rank holds the same values; rank 0 writes the pools.
 
@@ -21,7 +23,7 @@ from lightning.pytorch.utilities import rank_zero_warn
 
 from lightning_genenv.coevolution import log_metrics, log_samples, logs_by_epoch
 from lightning_genenv.coevolution.checkpoint import restore_rng, rng_state, save_last
-from lightning_genenv.coevolution.loop import CoEvolution
+from lightning_genenv.coevolution.loop import CoEvolution, EpochInProgress
 from lightning_genenv.distributed import world
 from lightning_genenv.layout import epoch_seed
 
@@ -31,6 +33,8 @@ class CoEvolutionCallback(L.Callback):
         self.cfg, self.dm = cfg, datamodule
         self.run = CoEvolution(cfg, rollouts, simulator, sim_trainer)
         self.by_epoch = logs_by_epoch(cfg.curriculum)
+        self.epoch: EpochInProgress | None = None  # from the epoch's start to its end
+        self.checkpoint_s: float | None = None  # the last save's seconds, logged with the next epoch's metrics
 
     @property
     def pools(self):
@@ -55,7 +59,9 @@ class CoEvolutionCallback(L.Callback):
     def on_train_epoch_start(self, trainer: L.Trainer, agent) -> None:
         epoch = trainer.current_epoch
         seed_everything(epoch_seed(self.cfg.seed, epoch), verbose=False)  # a resumed epoch samples alike
-        start = self.run.begin_epoch(epoch, self.dm, agent, write=trainer.is_global_zero)
+        start = self.run.begin_epoch(epoch, self.dm, agent, write=trainer.is_global_zero,
+                                     checkpoint_s=self.checkpoint_s)
+        self.epoch = start.progress
         if start.warning:
             rank_zero_warn(start.warning)
         if start.console and trainer.is_global_zero:
@@ -67,8 +73,8 @@ class CoEvolutionCallback(L.Callback):
                     self.by_epoch)
 
     def on_train_batch_start(self, trainer, agent, batch, batch_idx) -> None:
-        if batch_idx == 0:
-            self.run.timers.start("agent_update")
+        if batch_idx == 0 and self.epoch is not None:
+            self.epoch.timers.start("agent_update")
 
     def on_train_batch_end(self, trainer, agent, outputs, batch, batch_idx) -> None:
         # After each (possible) optimizer update the engine must follow the agent's weights; an
@@ -76,18 +82,18 @@ class CoEvolutionCallback(L.Callback):
         self.run.rollouts.agent.sync()
 
     def on_validation_epoch_start(self, trainer, agent) -> None:
-        if not trainer.sanity_checking:
-            self.run.timers.stop("agent_update")
-            self.run.timers.start("validation")
+        if not trainer.sanity_checking and self.epoch is not None:
+            self.epoch.timers.start("validation")  # the agent's update ends here
 
     def on_validation_epoch_end(self, trainer, agent) -> None:
-        if not trainer.sanity_checking:
-            self.run.timers.stop("validation")
+        if not trainer.sanity_checking and self.epoch is not None:
+            self.epoch.timers.stop()
 
     def on_train_epoch_end(self, trainer: L.Trainer, agent) -> None:
-        log_metrics(trainer, self.run.end_epoch(), by_epoch=self.by_epoch)
+        epoch, self.epoch = self.epoch, None
+        log_metrics(trainer, self.run.end_epoch(epoch), by_epoch=self.by_epoch)
         if self.run.ckpt_dir is not None:  # once both players have updated
-            self.run.checkpoint_time = save_last(trainer, self.run.ckpt_dir)
+            self.checkpoint_s = save_last(trainer, self.run.ckpt_dir)
 
     def state_dict(self) -> dict:
         return {"rng": rng_state(), **self.run.state_dict()}

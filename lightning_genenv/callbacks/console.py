@@ -4,9 +4,11 @@
   ``train.py`` before any model loads, so they are within the first lines of the console.
 * :class:`EpochSummary`: after each epoch, one line with the epoch's rollout reward, the mean ``p̂``
   of the simulator's tasks, the simulator's valid rate, ``val/score`` and the epoch's wall time.
-  It reads only what the other callbacks and modules log: it taps the trainer's first logger (the
-  one the co-evolution callback writes its epoch metrics to) and keeps each metric's last value
-  of the epoch. A metric not logged this epoch (no validation, no simulator) prints as ``-``.
+  It reads only what the other callbacks and modules log, keeping each metric's last value of the epoch: the
+  callbacks' metrics as :func:`~lightning_genenv.coevolution.telemetry.log_metrics` hands them on (it is a
+  :class:`~lightning_genenv.coevolution.telemetry.MetricsListener`), and the validation's ``val/*``, which the
+  agent logs through Lightning, from the trainer's ``callback_metrics`` once the validation ends. A metric not
+  logged this epoch (no validation, no simulator) prints as ``-``.
 * :class:`MetricsBar`: Lightning's tqdm bar, showing the reward, the simulator's loss and the
   validation score instead of the logger's version (``v_num``), and the epoch counted from 1 (:func:`epoch_name`).
 * :func:`silence_third_party`: drops the third-party messages that are not the user's business
@@ -25,6 +27,8 @@ from pathlib import Path
 
 import lightning as L
 from lightning.pytorch.callbacks import TQDMProgressBar
+
+from lightning_genenv.coevolution.telemetry import MetricsListener
 
 # (metric, short name) shown on the progress bar when logged.
 BAR_METRICS = (("agent/reward", "reward"), ("sim/loss", "loss"), ("val/score", "val/score"))
@@ -66,7 +70,10 @@ def summary_line(epoch: int, max_epochs: int, logged: dict, seconds: float) -> s
             f"val/score {fmt(logged.get('val/score'), 3)}  time {seconds:.0f} s")
 
 
-class EpochSummary(L.Callback):
+VALIDATION_PREFIXES = ("val/", "val_full/")  # what the agent's validation logs through Lightning
+
+
+class EpochSummary(L.Callback, MetricsListener):
     """Prints :func:`summary_line` on rank 0 after each training epoch (validation included).
 
     Place it after the co-evolution callback, so that the epoch's simulator update is inside the
@@ -76,18 +83,14 @@ class EpochSummary(L.Callback):
         self.logged: dict[str, float] = {}
         self._mark = time.perf_counter()
 
-    def setup(self, trainer: L.Trainer, pl_module, stage: str) -> None:
-        logger = trainer.logger
-        if logger is None or getattr(logger.log_metrics, "_epoch_summary_tap", False):
-            return
-        original = logger.log_metrics
+    def on_metrics_logged(self, trainer, metrics: dict) -> None:
+        self.record(metrics)
 
-        def log_metrics(metrics: dict, step: int | None = None):
-            self.record(metrics)
-            return original(metrics, step)
-
-        log_metrics._epoch_summary_tap = True
-        logger.log_metrics = log_metrics
+    def on_validation_end(self, trainer, pl_module) -> None:
+        """The validation's own metrics (the agent logs them through Lightning, which has just sent them to the
+        logger); not the sanity check's, which no logger sees."""
+        if not trainer.sanity_checking and trainer.logger is not None and trainer.is_global_zero:
+            self.record({k: v for k, v in trainer.callback_metrics.items() if k.startswith(VALIDATION_PREFIXES)})
 
     def record(self, metrics: dict) -> None:
         for key, value in metrics.items():

@@ -8,7 +8,8 @@
    the groups that join the batch -> ``Curriculum`` (a pure function);
 5. :func:`.epoch.plan_batch`: the batch's generated / replayed / base mix -> ``BatchPlan`` (pure), and
    the replayed and base tasks' attempts;
-6. the agent prepares the batch (advantages, old and reference log-probs) -> ``EpochResult``.
+6. the agent prepares the batch (advantages, old and reference log-probs) -> ``EpochResult``, whose ``D_train`` and
+   ``D_env`` records are typed (:mod:`lightning_genenv.pool_records`).
 
 Around the epoch: :mod:`.loop` (a run's epochs without Lightning: begin, then end after the agent's update),
 :mod:`.run_state` (what the run carries across epochs, and each epoch committed to it),
@@ -22,12 +23,13 @@ Deliberately left out: the agent's batch preparation itself
 """
 
 from lightning_genenv.coevolution.attempts import Attempts, attempt
-from lightning_genenv.coevolution.curriculum import Curriculum, TaskScore, env_record, score_tasks
-from lightning_genenv.coevolution.epoch import BatchPlan, EpochResult, base_order_rng, plan_batch, run_epoch
+from lightning_genenv.coevolution.curriculum import Curriculum, score_tasks
+from lightning_genenv.coevolution.epoch import BatchPlan, EpochAgent, EpochResult, base_order_rng, plan_batch, run_epoch
 from lightning_genenv.coevolution.results import LatestResults, family_results
 from lightning_genenv.coevolution.simulator_updates import SimulatorUpdates
 from lightning_genenv.coevolution.sources import NewTasks, NoSource, SimulatorSource, StaticSource, task_source
 from lightning_genenv.coevolution.telemetry import (
+    MetricsListener,
     Timers,
     log_metrics,
     log_samples,
@@ -36,8 +38,9 @@ from lightning_genenv.coevolution.telemetry import (
     rollout_metrics,
     write_validation,
 )
+from lightning_genenv.pool_records import TaskScore
 
-__all__ = ["Attempts", "BatchPlan", "Curriculum", "EpochResult", "LatestResults", "NewTasks", "NoSource",
-           "SimulatorSource", "SimulatorUpdates", "StaticSource", "TaskScore", "Timers", "attempt", "env_record",
-           "family_results", "log_metrics", "logs_by_epoch", "log_samples", "new_task_metrics", "plan_batch",
+__all__ = ["Attempts", "BatchPlan", "Curriculum", "EpochAgent", "EpochResult", "LatestResults", "MetricsListener",
+           "NewTasks", "NoSource", "SimulatorSource", "SimulatorUpdates", "StaticSource", "TaskScore", "Timers",
+           "attempt", "family_results", "log_metrics", "logs_by_epoch", "log_samples", "new_task_metrics", "plan_batch",
            "rollout_metrics", "base_order_rng", "run_epoch", "score_tasks", "task_source", "write_validation"]

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from lightning.fabric.utilities.seed import seed_everything
 
-from lightning_genenv.coevolution.curriculum import env_record, score_tasks
+from lightning_genenv.coevolution.curriculum import score_tasks
 from lightning_genenv.coevolution.results import LatestResults, family_results
 from lightning_genenv.coevolution.simulator_updates import OneEpochPerFit, SimulatorUpdates
 from lightning_genenv.coevolution.sources import SimulatorSource
@@ -108,7 +108,7 @@ def run_calibrated(cfg, run_dir: Path, start: float) -> Path:
             scored = score_tasks(new.records, attempts.groups, cur, cfg.agent.success_threshold, 0,
                                  env_pool if sim_cfg.rwr_set == "pool" else [], objective, shaping)
             results.update(family_results(attempts.groups, cfg.agent.success_threshold))
-            env_pool += [env_record(r, sc) for r, sc in zip(new.records, scored.scores)]
+            env_pool += scored.env_records
             metrics = {**new_task_metrics(new.records, writing), **scored.stats, **solver_metrics(attempts),
                        "time/generate_tasks": writing}
             t0 = time.perf_counter()

@@ -2,8 +2,9 @@
 what follows from them.
 
 From the new tasks and the agent's attempts at the valid ones, :func:`score_tasks` returns
-:class:`Curriculum`: per task its :class:`TaskScore`; the ``D_train`` records of the tasks that
-passed the filter (``k_min``, optionally ``band``); the simulator's fit set (its generations, each with its
+:class:`Curriculum`: per task its :class:`~lightning_genenv.pool_records.TaskScore`; the ``D_train`` records of the
+tasks that passed the filter (``k_min``, optionally ``band``) and the ``D_env`` record of every new task, typed
+(:mod:`lightning_genenv.pool_records`); the simulator's fit set (its generations, each with its
 shaped reward, :class:`~lightning_genenv.objectives.shaping.Shaping`, turned into weighted records by the
 objective ``simulator.objective`` names, :mod:`lightning_genenv.objectives`); the groups that join the agent's
 batch (those that passed, nearest to ``α`` first, at most ``share``); and the epoch's statistics. Nothing
@@ -24,22 +25,16 @@ from lightning_genenv.generation import GeneratedTask
 from lightning_genenv.metrics import mean
 from lightning_genenv.objectives.base import Objective, Scored
 from lightning_genenv.objectives.shaping import Shaping, shaping_stats
+from lightning_genenv.pool_records import EnvRecord, TaskScore, TrainRecord
 from lightning_genenv.rewards import ENV_REWARDS, passes_filter, success_rate
 from lightning_genenv.values import Group, SimRecord
 
 
 @dataclass(frozen=True)
-class TaskScore:
-    p_hat: float
-    r_env: float
-    trained_on: bool  # passed the filter: joined D_train (and, with the rwr objective, the simulator's fit set)
-    attempts: int = 0  # n, the attempts p̂ = k/n is measured over
-
-
-@dataclass(frozen=True)
 class Curriculum:
     scores: list[TaskScore | None]  # one per new task; None: invalid, not attempted
-    train_records: list[dict]  # new D_train records
+    train_records: list[TrainRecord]  # new D_train records
+    env_records: list[EnvRecord]  # one D_env record per new task
     sim_records: list[SimRecord]  # the simulator's fit set
     kept: list[Group]  # the generated groups that join the agent's batch
     stats: dict[str, float]
@@ -54,7 +49,7 @@ class Curriculum:
 
 
 def score_tasks(records: list[GeneratedTask], groups: list[Group], cur, success_threshold: float, share: int,
-                earlier: list[dict], objective: Objective, shaping: Shaping) -> Curriculum:
+                earlier: list[EnvRecord], objective: Objective, shaping: Shaping) -> Curriculum:
     """``groups``: the attempts at the valid ``records``, in their order. ``cur``: the curriculum
     config group (``env_reward``, ``alpha``, ``beta``, ``band``, ``k_min``, ``in_band_width``).
     ``earlier``: the ``D_env`` records of earlier epochs that the objective may fit again (``simulator.rwr_set=pool``;
@@ -70,20 +65,20 @@ def score_tasks(records: list[GeneratedTask], groups: list[Group], cur, success_
         by_record[id(record)] = TaskScore(p_hat, r_env, keep, len(group.rewards))
         if keep:
             passed.append(i)
-            train_records.append({"task": record.task.to_dict(), "source": "generated", "epoch": record.epoch,
-                                  "p_hat": p_hat, "rewards": group.rewards, "completions": group.texts})
+            train_records.append(TrainRecord.generated(record, by_record[id(record)], group))
     scores = [by_record.get(id(r)) for r in records]
     written = [(r, s) for r, s in zip(records, scores) if r.source == "simulator"]
     scored = [Scored(r.prompt_ids, r.completion_ids, r.seed_id,
                      shaping.reward(s.p_hat if s else None, s.r_env if s else 0.0, r.near_duplicate),
                      s.p_hat if s else None, bool(s and s.trained_on)) for r, s in written]
-    fit = objective.fit_set(scored, earlier)
+    fit = objective.fit_set(scored, [r.to_json() for r in earlier])  # the objectives read D_env's JSON objects
     nearest = sorted((abs(by_record[id(valid[i])].p_hat - cur.alpha), i) for i in passed)
     kept = [groups[i] for _, i in nearest[:share]]  # closest to α first: the most informative groups
     stats = {**_stats(list(by_record.values()), len(valid), len(passed), cur), **fit.stats,
              **shaping_stats(shaping, [s.p_hat for s in scored], [r.near_duplicate for r, _ in written],
                              [s.reward for s in scored])}
-    return Curriculum(scores, train_records, fit.records, kept, stats)
+    return Curriculum(scores, train_records, [EnvRecord.scored(r, s) for r, s in zip(records, scores)], fit.records,
+                      kept, stats)
 
 
 def in_band(p_hat: float, alpha: float, width: float, attempts: int) -> bool:
@@ -108,10 +103,3 @@ def _stats(scores: list[TaskScore], num_valid: int, num_passed: int, cur) -> dic
         })
     return stats
 
-
-def env_record(record: GeneratedTask, score: TaskScore | None) -> dict:
-    """A ``D_env`` record: the generation, and its score when it was attempted."""
-    return {**record.to_json(), "attempted": score is not None,
-            "p_hat": score.p_hat if score is not None else None,
-            "r_env": score.r_env if score is not None else 0.0,
-            "trained_on": score.trained_on if score is not None else False}

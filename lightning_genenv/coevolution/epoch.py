@@ -11,7 +11,8 @@
    base tasks are the first ones of the epoch's base order, a stream of their own: runs that differ only in
    the setting (GenEnv, Random, Static, plain GRPO) train on the same base tasks in the same order,
    one a prefix of the other (paired);
-6. ``groups``: the batch, prepared by the agent (advantages, old and reference log-probs).
+6. ``groups``: the batch, prepared by the agent's :meth:`~EpochAgent.prepare_groups` (advantages, old and
+   reference log-probs) for the epoch's :class:`~lightning_genenv.layout.BatchLayout`.
 
 It returns :class:`EpochResult`, every value the epoch made, and changes nothing it is given but the
 epoch's RNG (and the engines' own sampling state): the caller commits the new pool records and
@@ -25,20 +26,31 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from typing import Callable
+from typing import Protocol
 
 from lightning_genenv.coevolution.attempts import attempt
-from lightning_genenv.coevolution.curriculum import Curriculum, env_record, score_tasks
+from lightning_genenv.coevolution.curriculum import Curriculum, score_tasks
 from lightning_genenv.coevolution.results import family_results
 from lightning_genenv.coevolution.sources import NewTasks
 from lightning_genenv.coevolution.telemetry import Timers, new_task_metrics, rollout_metrics
-from lightning_genenv.layout import epoch_seed
+from lightning_genenv.layout import BatchLayout, epoch_seed
 from lightning_genenv.objectives import make_objective
 from lightning_genenv.objectives.shaping import Shaping
+from lightning_genenv.pool_records import EnvRecord, TrainRecord
 from lightning_genenv.prompts import FamilyResults
 from lightning_genenv.rollout import RolloutEngine
 from lightning_genenv.tasks import Task
 from lightning_genenv.values import Group
+
+
+class EpochAgent(Protocol):
+    """What an epoch asks of the agent (:class:`lightning_genenv.agent.AgentModule`)."""
+
+    def prompt(self, task: Task) -> list[int]:
+        """The task's prompt ids (with its few-shot examples)."""
+
+    def prepare_groups(self, groups: list[Group], layout: BatchLayout) -> list[Group]:
+        """The epoch's groups as the agent trains on them (advantages, old and reference log-probs)."""
 
 
 @dataclass(frozen=True)
@@ -94,12 +106,16 @@ class EpochResult:
     filled: list[Group]  # step 5: the replayed tasks' groups, then the base tasks'
     groups: list[Group]  # step 6: the batch, prepared, in the order every rank shares
     results: dict[str, FamilyResults]  # this epoch's attempts, per family (the simulator's next prompts)
-    env_records: list[dict]  # one D_env record per new task
     times: dict[str, float]  # seconds per phase
 
     @property
-    def train_records(self) -> list[dict]:
+    def train_records(self) -> list[TrainRecord]:
         return self.curriculum.train_records
+
+    @property
+    def env_records(self) -> list[EnvRecord]:
+        """One ``D_env`` record per new task."""
+        return self.curriculum.env_records
 
     def metrics(self, num_generations: int) -> dict[str, float]:
         """The epoch's rollout, new-task and curriculum metrics."""
@@ -111,14 +127,14 @@ class EpochResult:
         return metrics
 
 
-def run_epoch(epoch: int, cfg, source, engine: RolloutEngine, encode: Callable[[Task], list[int]],
-              prepare: Callable[[list[Group]], list[Group]], base: list[Task], replayable: list[dict],
-              env_pool: list[dict], rng: random.Random, base_rng: random.Random) -> EpochResult:
+def run_epoch(epoch: int, cfg, source, engine: RolloutEngine, agent: EpochAgent, layout: BatchLayout,
+              base: list[Task], replayable: list[TrainRecord], env_pool: list[EnvRecord], rng: random.Random,
+              base_rng: random.Random) -> EpochResult:
     """One epoch's data for the agent and the simulator.
 
     ``cfg``: the composed config (``data``, ``agent``, ``curriculum``, ``simulator``); ``source``: the
-    task source (:func:`~.sources.task_source`); ``engine``: the agent's rollout engine; ``encode``: a
-    task's prompt ids; ``prepare``: the agent's batch preparation; ``base``: the base seed tasks;
+    task source (:func:`~.sources.task_source`); ``engine``: the agent's rollout engine; ``agent``: its prompts
+    and its batch preparation; ``layout``: the epoch's batch layout; ``base``: the base seed tasks;
     ``replayable``: the ``D_train`` records that may be replayed (:meth:`~lightning_genenv.pools.Pools.replayable`);
     ``env_pool``: ``D_env`` so far (read with ``simulator.rwr_set=pool``);
     ``rng``: the epoch's sampler, seeded from ``(data.seed, epoch)``; ``base_rng``: the base order's, seeded
@@ -128,7 +144,7 @@ def run_epoch(epoch: int, cfg, source, engine: RolloutEngine, encode: Callable[[
     with timers.phase("generate_tasks"):
         new = source.new_tasks(seeds, epoch, rng)  # 2
 
-    attempted = attempt(engine, encode, [r.task for r in new.valid()], cfg.agent)  # 3
+    attempted = attempt(engine, agent.prompt, [r.task for r in new.valid()], cfg.agent)  # 3
     share = generated_share(data.tasks_per_epoch, data.generated_fraction)
     curriculum = score_tasks(new.records, attempted.groups, cfg.curriculum, cfg.agent.success_threshold, share,
                              env_pool if cfg.simulator.rwr_set == "pool" else [],
@@ -136,17 +152,16 @@ def run_epoch(epoch: int, cfg, source, engine: RolloutEngine, encode: Callable[[
 
     plan = plan_batch(data.tasks_per_epoch, data.generated_fraction, data.replay_per_epoch,
                       len(curriculum.kept), len(replayable), len(base))  # 5
-    replay = [Task.from_dict(r["task"]) for r in rng.sample(replayable, plan.replay)]
+    replay = [r.task for r in rng.sample(replayable, plan.replay)]
     base_order = base_rng.sample(base, len(base))  # the whole order, so that a smaller plan.base is a prefix
-    filled = attempt(engine, encode, replay + base_order[:plan.base], cfg.agent)
+    filled = attempt(engine, agent.prompt, replay + base_order[:plan.base], cfg.agent)
     for a in (attempted, filled):
         timers.add("agent_rollouts", a.sampling_s)
         timers.add("reward_scoring", a.scoring_s)
 
     with timers.phase("prepare_groups"):
-        groups = prepare(curriculum.kept + filled.groups)  # 6
+        groups = agent.prepare_groups(curriculum.kept + filled.groups, layout)  # 6
     return EpochResult(new=new, attempted=attempted.groups, curriculum=curriculum, plan=plan, filled=filled.groups,
                        groups=groups,
                        results=family_results(attempted.groups + filled.groups, cfg.agent.success_threshold),
-                       env_records=[env_record(r, s) for r, s in zip(new.records, curriculum.scores)],
                        times=timers.times)

@@ -1,11 +1,14 @@
 """What an epoch reports: its phase timers, its metrics, and text samples of both players.
 
-* :class:`Timers`: seconds per phase of the epoch (``time/<phase>``), wall clock by default;
+* :class:`Timers`: seconds per phase of the epoch (``time/<phase>``), wall clock by default: phases timed around a
+  block (:meth:`Timers.phase`), and the phases that run between Lightning's hooks, one at a time (the next one's
+  :meth:`~Timers.start` or :meth:`~Timers.stop` ends the running one);
 * :func:`rollout_metrics`: the epoch's rollout statistics (``rollout/*``), a pure function of its groups;
 * :func:`new_task_metrics`: the simulator's valid rate, invalid reasons, copy and near-duplicate rates
   this epoch (``sim/*``);
 * :func:`log_metrics` and :func:`log_samples`: to the agent's logger, on rank 0 only; samples and the
-  ``p̂`` histogram only where the logger can take them (TensorBoard);
+  ``p̂`` histogram only where the logger can take them (TensorBoard). :func:`log_metrics` then hands what it logged
+  to the trainer's callbacks that are a :class:`MetricsListener` (the console's epoch line reads them there);
 * :func:`write_validation`: each validation's per-task scores, ``<run_dir>/validation/<name>.jsonl``, so
   that two runs can be compared task by task (paired) after the fact.
 
@@ -22,9 +25,9 @@ from contextlib import contextmanager
 
 import torch
 
-from lightning_genenv.coevolution.curriculum import TaskScore
 from lightning_genenv.generation import GeneratedTask
 from lightning_genenv.metrics import frac_reward_all_zero, group_reward_stats, mean
+from lightning_genenv.pool_records import TaskScore
 from lightning_genenv.reward_funcs import reward_metrics
 from lightning_genenv.tasks import write_jsonl_atomic
 from lightning_genenv.values import Group
@@ -44,7 +47,7 @@ class Timers:
 
     def __init__(self, times: dict[str, float] | None = None):
         self.times: dict[str, float] = dict(times or {})
-        self._starts: dict[str, float] = {}
+        self._running: tuple[str, float] | None = None  # the phase started with start(), and when
 
     @contextmanager
     def phase(self, name: str):
@@ -58,12 +61,18 @@ class Timers:
         self.times[name] = self.times.get(name, 0.0) + seconds
 
     def start(self, name: str) -> None:
-        self._starts[name] = clock()
+        """Starts timing ``name`` until :meth:`stop` or the next :meth:`start`, which ends it."""
+        self.stop()
+        self._running = (name, clock())
 
-    def stop(self, name: str) -> None:
-        """Ends a phase started with :meth:`start`; a phase is recorded once per epoch."""
-        if name not in self.times and name in self._starts:
-            self.times[name] = clock() - self._starts[name]
+    def stop(self) -> None:
+        """Ends the phase started with :meth:`start`, if one runs: the one place such a phase ends. A phase is
+        recorded once per epoch (its first run)."""
+        if self._running is not None:
+            name, t0 = self._running
+            self._running = None
+            if name not in self.times:
+                self.times[name] = clock() - t0
 
     def metrics(self) -> dict[str, float]:
         return {f"time/{k}": v for k, v in self.times.items()}
@@ -126,13 +135,24 @@ def logs_by_epoch(curriculum) -> bool:
     return not curriculum.train_agent
 
 
+class MetricsListener:
+    """A callback that sees what :func:`log_metrics` logs (a hook of this package's, not Lightning's)."""
+
+    def on_metrics_logged(self, trainer, metrics: dict) -> None:
+        """``metrics`` were just written to the agent's logger (rank 0)."""
+
+
 def log_metrics(trainer, metrics: dict, epoch: int | None = None, by_epoch: bool = False) -> None:
     """To the agent's logger at its global step (``by_epoch``: at the epoch, for an agent that never steps),
-    with the epoch (``-1``: before training)."""
+    with the epoch (``-1``: before training); then to the trainer's :class:`MetricsListener` callbacks."""
     if trainer.logger is not None and trainer.is_global_zero:
         epoch = trainer.current_epoch if epoch is None else epoch
         step = max(epoch, 0) if by_epoch else trainer.global_step
-        trainer.logger.log_metrics({**metrics, "epoch": float(epoch)}, step=step)
+        logged = {**metrics, "epoch": float(epoch)}
+        trainer.logger.log_metrics(logged, step=step)
+        for callback in getattr(trainer, "callbacks", []):
+            if isinstance(callback, MetricsListener):
+                callback.on_metrics_logged(trainer, logged)
 
 
 def log_samples(trainer, records: list[GeneratedTask], scores: list[TaskScore | None], groups: list[Group],

@@ -49,7 +49,7 @@ def test_malformed_generations_are_counted_not_fatal(tmp_path):
     assert len(dm.epoch_groups) == 6  # filled with replayed and base tasks
     env = [json.loads(line) for line in (tmp_path / "pools" / "d_env.jsonl").read_text().splitlines()]
     assert len(env) == 6 and all(r["task"] is None and r["reason"] and r["r_env"] == 0.0 for r in env)
-    assert cb.run.sim_records == []
+    assert cb.epoch.sim_records == []
 
 
 def test_p_hat_renv_filter_and_weights(tmp_path):
@@ -71,13 +71,13 @@ def test_p_hat_renv_filter_and_weights(tmp_path):
     for r in env:
         assert r["r_env"] == pytest.approx(math.exp(-10 * (r["p_hat"] - 0.5) ** 2))
         assert r["trained_on"] == (r["p_hat"] >= 0.1)
-    assert len(cb.run.sim_records) == 5
-    w = [r.weight for r in cb.run.sim_records]
+    assert len(cb.epoch.sim_records) == 5
+    w = [r.weight for r in cb.epoch.sim_records]
     assert sum(w) == pytest.approx(5.0)
     kept = [r["r_env"] for r in env if r["trained_on"]]
     expected = [math.exp(r) / sum(math.exp(x) for x in kept) * 5 for r in kept]
     assert w == pytest.approx(expected)
-    generated = [r for r in cb.run.state.pools.d_train if r["source"] == "generated"]
+    generated = [r for r in cb.run.state.pools.d_train if r.source == "generated"]
     assert len(generated) == 5
     # the p-hat attempts are the GRPO groups (nothing rolled out twice): every valid generated task is
     # attempted once, the 5 that passed the filter join the batch nearest to α first, and one base task
@@ -108,7 +108,7 @@ def test_replay_comes_from_earlier_epochs_and_generated_fraction_caps_the_share(
                                  ["data.generated_fraction=0.5", "data.replay_per_epoch=2"])
     trainer = FakeTrainer()
     cb.on_train_epoch_start(trainer, policy)
-    epoch0 = {r["task"]["id"] for r in cb.run.state.pools.d_train if r["source"] == "generated"}
+    epoch0 = {r.task.id for r in cb.run.state.pools.d_train if r.source == "generated"}
     assert epoch0 and all(g.task.source != "seed" for g in dm.epoch_groups[:3])
     assert [g.task.source for g in dm.epoch_groups[3:]] == ["seed"] * 3
     trainer.current_epoch = 1

@@ -110,3 +110,32 @@ def test_the_console_counts_epochs_from_one_and_prints_the_step0_score_on_its_ow
     bar._train_progress_bar = SimpleNamespace(reset=lambda: None, set_description=shown.append)
     bar.on_train_epoch_start(bar._trainer)
     assert shown == ["Epoch 1", "Epoch 2/3"]  # Lightning's, then ours over it
+
+
+def test_the_epoch_line_reads_what_is_logged_without_patching_the_logger():
+    """The callbacks' metrics reach the epoch line through ``log_metrics`` (a listener hook), the validation's
+    ``val/*`` from the trainer's ``callback_metrics`` when it ends (not the sanity check's); the logger is untouched."""
+    from types import SimpleNamespace
+
+    import torch
+
+    from lightning_genenv.callbacks.console import EpochSummary
+    from lightning_genenv.coevolution.telemetry import log_metrics
+
+    written = []
+
+    class Logger:
+        def log_metrics(self, metrics, step=None):
+            written.append((step, metrics))
+
+    summary, logger = EpochSummary(), Logger()
+    trainer = SimpleNamespace(logger=logger, is_global_zero=True, current_epoch=1, global_step=7, callbacks=[summary],
+                              sanity_checking=True, callback_metrics={"val/score": torch.tensor(0.75),
+                                                                      "agent/reward": torch.tensor(0.1)})
+    log_metrics(trainer, {"curriculum/p_hat_mean": 0.4})
+    assert written == [(7, {"curriculum/p_hat_mean": 0.4, "epoch": 1.0})] and "log_metrics" not in vars(logger)
+    summary.on_validation_end(trainer, None)  # the sanity check: not recorded
+    assert summary.logged == {"curriculum/p_hat_mean": 0.4, "epoch": 1.0}
+    trainer.sanity_checking = False
+    summary.on_validation_end(trainer, None)
+    assert summary.logged["val/score"] == 0.75 and "agent/reward" not in summary.logged

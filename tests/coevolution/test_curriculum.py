@@ -5,11 +5,12 @@ import math
 
 import pytest
 
-from lightning_genenv.coevolution import env_record, score_tasks
+from lightning_genenv.coevolution import score_tasks
 from lightning_genenv.config import compose
 from lightning_genenv.generation import GeneratedTask
 from lightning_genenv.objectives import make_objective
 from lightning_genenv.objectives.shaping import Shaping
+from lightning_genenv.pool_records import EnvRecord
 from tests.fakes import group, solved, task
 
 
@@ -38,9 +39,12 @@ def test_score_tasks_is_pure_and_complete():
     assert [r.weight for r in out.sim_records] == pytest.approx([3 * math.exp(r) / sum(map(math.exp, r_envs))
                                                                  for r in r_envs])
     assert out.stats["curriculum/valid_tasks"] == 4 and out.stats["curriculum/kept_tasks"] == 3
-    rec = env_record(records[1], out.scores[1])
-    assert rec["task"] is None and rec["attempted"] is False and rec["r_env"] == 0.0
-    assert list(env_record(records[0], out.scores[0])) == [
+    assert len(out.env_records) == len(records) and [r.task for r in out.env_records] == [r.task for r in records]
+    rec = out.env_records[1].to_json()
+    assert rec["task"] is None and rec["attempted"] is False and rec["r_env"] == 0.0 and rec["p_hat"] is None
+    assert out.env_records[2].p_hat == 0.25 and out.env_records[2].trained_on
+    assert [r.to_json()["p_hat"] for r in out.train_records] == [0.25, 0.5, 1.0]
+    assert list(out.env_records[0].to_json()) == [
         "epoch", "seed_id", "source", "prompt_ids", "completion_ids", "text", "task", "reason", "novelty", "attempted",
         "p_hat", "r_env", "trained_on"]  # the D_env line's field order
 
@@ -67,9 +71,9 @@ def test_pool_rwr_set_weights_earlier_fitted_generations_with_this_epochs():
     epoch's RWR set, first, and the weights are self-normalized over all of them; the rest of D_env does not."""
     records = [GeneratedTask(3, "s", "simulator", [7], [8, 9], "x", task(i), None) for i in range(2)]
     groups = [group(r.task, solved(k, 4)) for r, k in zip(records, [2, 4])]
-    earlier = [{"prompt_ids": [1], "completion_ids": [2], "r_env": 0.2, "trained_on": True, "source": "simulator"},
-               {"prompt_ids": [3], "completion_ids": [4], "r_env": 1.0, "trained_on": False, "source": "simulator"},
-               {"prompt_ids": [5], "completion_ids": [6], "r_env": 0.9, "trained_on": True, "source": "static"}]
+    earlier = [EnvRecord(2, "s", source, [p], [c], "x", task(p), None, r_env=r_env, trained_on=trained_on)
+               for p, c, r_env, trained_on, source in [(1, 2, 0.2, True, "simulator"), (3, 4, 1.0, False, "simulator"),
+                                                       (5, 6, 0.9, True, "static")]]
     alone = score(records, groups, 2, "simulator.rwr_set=pool")
     pooled = score(records, groups, 2, "simulator.rwr_set=pool", earlier=earlier)
     assert [r.completion_ids for r in pooled.sim_records] == [[2], [8, 9], [8, 9]]

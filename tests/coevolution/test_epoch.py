@@ -7,6 +7,7 @@ import pytest
 from lightning_genenv.coevolution.epoch import BatchPlan, base_order_rng, generated_share, plan_batch, run_epoch
 from lightning_genenv.coevolution.sources import NoSource, StaticSource
 from lightning_genenv.config import compose
+from lightning_genenv.pool_records import TrainRecord
 from lightning_genenv.prompts import gold_completion
 from lightning_genenv.rollout import Sample
 from lightning_genenv.tasks import Task
@@ -50,6 +51,21 @@ class Engine:
                 for p, t in zip(prompts, tasks)]
 
 
+class Agent:
+    """The agent as an epoch sees it: records each task it encodes (into ``seen``) and each batch it prepares."""
+
+    def __init__(self, seen):
+        self.seen, self.prepared = seen, []
+
+    def prompt(self, task):
+        self.seen.append(task)
+        return [7]
+
+    def prepare_groups(self, groups, layout):
+        self.prepared.append((groups, layout))
+        return groups
+
+
 def _task(i, source="seed", epoch=None):
     return Task(id=f"t{i}", family="qa", question=f"q{i}?", check="exact", answer=str(i), source=source, epoch=epoch)
 
@@ -62,27 +78,26 @@ def test_run_epoch_values_in_values_out():
                    "curriculum=static", "curriculum.band=0.3"])
     base = [_task(i) for i in range(10)]
     static = [_task(i, "generated") for i in range(100, 104)]
-    replayable = [{"task": _task(50, "generated", 0).to_dict(), "source": "generated", "epoch": 0}]
+    replayable = [TrainRecord(_task(50, "generated", 0), "generated", 0, 0.5, [], [])]
     encoded = []
     engine = Engine(encoded, solve={"t100", "t1", "t50"})
-    prepared = []
-    result = run_epoch(1, cfg, StaticSource(static, 4), engine, lambda t: encoded.append(t) or [7],
-                       lambda gs: prepared.append(gs) or gs, base, replayable, [], random.Random(0),
-                       random.Random(1))
+    agent = Agent(encoded)
+    result = run_epoch(1, cfg, StaticSource(static, 4), engine, agent, "layout", base, replayable, [],
+                       random.Random(0), random.Random(1))
     assert len(result.new.records) == 4 and len(result.attempted) == 4
     assert sorted(s.p_hat for s in result.curriculum.scores) == [0.0, 0.0, 0.0, 1.0]
     assert result.curriculum.kept == [] and result.train_records == []  # k_min and the band keep none
     assert result.plan == BatchPlan(0, 1, 3)
     assert [g.task.id for g in result.filled][0] == "t50" and len(result.groups) == 4
-    assert prepared == [result.groups] and engine.calls == [4, 4]
-    assert [r["p_hat"] for r in result.env_records] == [s.p_hat for s in result.curriculum.scores]
+    assert agent.prepared == [(result.groups, "layout")] and engine.calls == [4, 4]  # prepared once, for the layout
+    assert [r.p_hat for r in result.env_records] == [s.p_hat for s in result.curriculum.scores]
     assert set(result.results) == {"qa"} and result.results["qa"].attempts == 16
     assert {"generate_tasks", "agent_rollouts", "reward_scoring", "prepare_groups"} <= set(result.times)
     metrics = result.metrics(cfg.agent.num_generations)
     assert metrics["rollout/num_tasks/replay"] == 1.0 and metrics["rollout/num_tasks/base"] == 3.0
     seen = []
-    again = run_epoch(1, cfg, StaticSource(static, 4), Engine(seen, set()), lambda t: seen.append(t) or [7],
-                      lambda gs: gs, base, replayable, [], random.Random(0), random.Random(1))
+    again = run_epoch(1, cfg, StaticSource(static, 4), Engine(seen, set()), Agent(seen), None, base, replayable, [],
+                      random.Random(0), random.Random(1))
     assert [g.task.id for g in again.groups] == [g.task.id for g in result.groups]  # the RNG decides the draw
 
 
@@ -91,8 +106,8 @@ def test_run_epoch_without_new_tasks_is_plain_grpo_on_base_tasks():
                    "curriculum=none"])
     base = [_task(i) for i in range(6)]
     seen = []
-    result = run_epoch(0, cfg, NoSource(), Engine(seen, set()), lambda t: seen.append(t) or [7], lambda gs: gs, base,
-                       [], [], random.Random(0), random.Random(1))
+    result = run_epoch(0, cfg, NoSource(), Engine(seen, set()), Agent(seen), None, base, [], [], random.Random(0),
+                       random.Random(1))
     assert result.new.records == [] and result.attempted == [] and result.plan == BatchPlan(0, 0, 4)
     assert len(result.groups) == 4 and all(g.task.source == "seed" for g in result.groups)
 
@@ -105,17 +120,16 @@ def test_base_tasks_are_paired_across_settings():
                    "agent.num_generations=2", "curriculum=static"])
     base = [_task(i) for i in range(10)]
     static = [_task(i, "generated") for i in range(100, 104)]
-    replayable = [{"task": _task(50, "generated", 0).to_dict(), "source": "generated", "epoch": 0}]
+    replayable = [TrainRecord(_task(50, "generated", 0), "generated", 0, 0.5, [], [])]
     runs = []
     for source, replay in ((StaticSource(static, 4), replayable), (NoSource(), [])):
         seen = []
-        encode = lambda t, seen=seen: seen.append(t) or [7]  # noqa: E731
-        result = run_epoch(3, cfg, source, Engine(seen, set()), encode, lambda gs: gs, base, replay, [],
+        result = run_epoch(3, cfg, source, Engine(seen, set()), Agent(seen), None, base, replay, [],
                            random.Random(0), base_order_rng(0, 3))
         runs.append([g.task.id for g in result.filled[result.plan.replay:]])
     static_base, plain_base = runs
     assert len(static_base) == 3 and len(plain_base) == 4 and plain_base[:3] == static_base
     seen = []
-    other_epoch = run_epoch(4, cfg, NoSource(), Engine(seen, set()), lambda t: seen.append(t) or [7], lambda gs: gs,
-                            base, [], [], random.Random(0), base_order_rng(0, 4))
+    other_epoch = run_epoch(4, cfg, NoSource(), Engine(seen, set()), Agent(seen), None, base, [], [],
+                            random.Random(0), base_order_rng(0, 4))
     assert [g.task.id for g in other_epoch.filled] != plain_base  # the order is the epoch's own

@@ -41,17 +41,18 @@ def test_begin_epoch_returns_the_batches_and_the_metrics(tmp_path):
     assert start.metrics["pools/d_env"] == 6.0 and "time/checkpoint" not in start.metrics
     assert start.warning is None and start.console is None
     tokens = sum(len(g.prompt_ids) + sum(len(c) for c in g.completion_ids) for g in start.groups)
-    assert run.train_tokens == tokens > 0  # one rank: every group is local
+    assert start.progress.train_tokens == tokens > 0  # one rank: every group is local
+    assert start.progress.epoch == 0 and start.progress.sim_records == start.result.curriculum.sim_records
     assert (tmp_path / "pools" / "d_env.jsonl").read_text().count("\n") == 6  # written where write=True
 
 
 def test_end_epoch_reports_the_timers_and_the_tokens_per_second(tmp_path):
     cfg, dm, run = _run(tmp_path)
-    run.begin_epoch(0, dm, FakePolicy(cfg), write=False)
-    run.timers.add("agent_update", 2.0)  # as the callback's batch and validation hooks time it
-    metrics = run.end_epoch()
+    progress = run.begin_epoch(0, dm, FakePolicy(cfg), write=False).progress
+    progress.timers.add("agent_update", 2.0)  # as the callback's batch and validation hooks time it
+    metrics = run.end_epoch(progress)
 
-    assert metrics["train/tokens_per_second"] == pytest.approx(run.train_tokens / 2.0)
+    assert metrics["train/tokens_per_second"] == pytest.approx(progress.train_tokens / 2.0)
     assert metrics["rollout/weight_syncs"] == 0.0 and metrics["time/weight_sync"] == 0.0
     assert {"time/generate_tasks", "time/agent_rollouts", "time/prepare_groups", "time/pool_write",
             "time/simulator_update"} <= set(metrics)
@@ -64,18 +65,38 @@ def test_the_simulator_is_fitted_on_the_epochs_set_and_its_count_is_checkpointed
     cfg, dm, run = _run(tmp_path, sim_trainer=trainer, extra=["curriculum.k_min=0.0"])  # unsolved tasks fitted too
     (tmp_path / "checkpoints").mkdir()  # train.py makes it with the run directory
     run.simulator.sim.steps_this_epoch, run.simulator.sim.last_kl, run.simulator.sim.kl_exceeded = 1, 0.0, False
-    run.begin_epoch(0, dm, FakePolicy(cfg), write=True)
-    fitted = list(run.sim_records)
-    run.end_epoch()
+    progress = run.begin_epoch(0, dm, FakePolicy(cfg), write=True).progress
+    fitted = list(progress.sim_records)
+    run.end_epoch(progress)
 
     assert len(fitted) == 2 and len(trainer.fits) == 1  # one fit, on the epoch's two valid tasks
     assert sum(len(batch["completion_ids"]) for batch in trainer.fits[0][1]) == len(fitted)
     state = run.state_dict()
     assert state["sim_epochs"] == 1
-    run.checkpoint_time = 1.5  # the callback's save, logged with the next epoch
-    assert run.begin_epoch(1, dm, FakePolicy(cfg), write=True).metrics["time/checkpoint"] == 1.5
+    # the callback's save, logged with the next epoch
+    assert run.begin_epoch(1, dm, FakePolicy(cfg), write=True, checkpoint_s=1.5).metrics["time/checkpoint"] == 1.5
 
     _, _, again = _run(tmp_path / "again", sim_trainer=RecordingTrainer())
     (tmp_path / "again" / "checkpoints").mkdir(parents=True)
     with pytest.raises(FileNotFoundError, match="simulator-1.ckpt"):  # the checkpoint it names must exist
         again.load_state_dict(state, repair=False)
+
+
+def test_the_agent_update_ends_once_where_the_validation_or_the_epoch_ends(tmp_path, monkeypatch):
+    """The phases the callback times between hooks run one at a time: starting the validation ends the agent's
+    update, and the epoch's end ends whichever still runs; each is recorded once per epoch."""
+    from lightning_genenv.coevolution import telemetry
+
+    now = iter(range(100))
+    monkeypatch.setattr(telemetry, "clock", lambda: float(next(now)))
+    validated = telemetry.Timers()
+    validated.start("agent_update")  # 0
+    validated.start("validation")  # 1: the update ends, the validation starts (2)
+    validated.stop()  # 3
+    validated.stop()  # nothing runs: nothing recorded
+    assert validated.times == {"agent_update": 1.0, "validation": 1.0}
+    cfg, dm, run = _run(tmp_path)
+    progress = run.begin_epoch(0, dm, FakePolicy(cfg), write=False).progress
+    progress.timers.start("agent_update")
+    metrics = run.end_epoch(progress)  # no validation this epoch: the epoch's end ends the update
+    assert metrics["time/agent_update"] > 0 and "time/validation" not in metrics

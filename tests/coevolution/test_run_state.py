@@ -11,7 +11,7 @@ from lightning_genenv.coevolution.run_state import RunState, check_setup
 from lightning_genenv.coevolution.sources import StaticSource
 from lightning_genenv.config import ConfigError, compose
 from lightning_genenv.data import GenEnvDataModule
-from tests.coevolution.test_epoch import Engine, _task
+from tests.coevolution.test_epoch import Agent, Engine, _task
 from tests.fakes import CharTok
 
 CFG = compose(["model=tiny", "data.tasks_per_epoch=4", "data.seeds_per_epoch=2", "data.replay_per_epoch=1",
@@ -24,8 +24,8 @@ def _epoch(epoch, solve):
     base = [_task(i) for i in range(10)]
     static = [_task(i, "generated") for i in range(100, 104)]
     encoded = []
-    return run_epoch(epoch, CFG, StaticSource(static, 4), Engine(encoded, solve), lambda t: encoded.append(t) or [7],
-                     lambda gs: gs, base, [], [], random.Random(epoch), random.Random(1))
+    return run_epoch(epoch, CFG, StaticSource(static, 4), Engine(encoded, solve), Agent(encoded), None, base, [], [],
+                     random.Random(epoch), random.Random(1))
 
 
 def test_commit_joins_the_epoch_to_the_pools_and_counts(tmp_path):
