@@ -14,10 +14,10 @@ Deliberately left out: plots (TensorBoard shows ``tb/calibration``).
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 from pathlib import Path
 
+from lightning_genenv.jsonl import read_jsonl_strict
 from lightning_genenv.report.stats import paired_difference
 
 COLUMNS = [("p̄", "curriculum/p_hat_mean"), ("|p̄-α|", "curriculum/p_hat_mean_error"),
@@ -31,7 +31,7 @@ def read_curves(run: Path) -> list[dict]:
     path = Path(run) / "calibration.jsonl"
     if not path.is_file():
         raise SystemExit(f"{run}: no calibration.jsonl (is it an experiment=calibrated run?)")
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    return read_jsonl_strict(path)
 
 
 def table(run: Path) -> str:

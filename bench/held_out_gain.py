@@ -32,7 +32,7 @@ from omegaconf import MISSING
 from lightning_genenv.report.cli import parse_script_args
 from lightning_genenv.report.stats import paired_difference
 from lightning_genenv.seed_loading import benchmark_of
-from lightning_genenv.tasks import DataError, read_jsonl_strict
+from lightning_genenv.jsonl import DataError, read_jsonl_strict
 
 
 def _records(path: Path) -> list[dict]:

@@ -29,11 +29,12 @@ from typing import Optional
 
 from omegaconf import MISSING
 
+from lightning_genenv.jsonl import DataError, read_jsonl_strict
 from lightning_genenv.novelty import is_near_duplicate, novelty
 from lightning_genenv.parsing import parse_simulator_output
 from lightning_genenv.report.cli import parse_script_args
 from lightning_genenv.prompts import simulator_prefix
-from lightning_genenv.tasks import DataError, Task, read_jsonl_strict
+from lightning_genenv.tasks import Task
 
 def attribute(records: list[dict], seeds: dict[str, Task]) -> dict[int, Counter]:
     """Per epoch: ``generations``, ``near_duplicate`` and its split into ``seed``, ``earlier`` and ``shown``;

@@ -22,7 +22,7 @@ from omegaconf import MISSING
 
 from lightning_genenv.report.cli import parse_script_args
 from lightning_genenv.report.stats import paired_difference
-from lightning_genenv.tasks import DataError, read_jsonl_strict
+from lightning_genenv.jsonl import DataError, read_jsonl_strict
 
 
 @dataclass

@@ -1,10 +1,18 @@
-"""Files that a reader sees whole or not at all: a temp file of its own next to the target, fsynced, then
-renamed over it (``os.replace`` is atomic on POSIX). Used for ``config.yaml``, ``run_record.json``, every
-JSONL file the run writes and the TensorBoard files a resume trims; and :func:`sha256_file`, a file's hash read
-in blocks (checkpoints' sidecars, ``bench/archive_run.py``), here so that a caller need not import torch for it.
+"""Writing files so that a kill never leaves a partial one: the package's one home for fsync and atomic rename.
 
-Deliberately left out: fsyncing the directory after the rename (a power cut may keep the old file, never
-a partial one) and locking (concurrent writers each rename a whole file; the last one wins).
+* :func:`atomic_writer` / :func:`write_atomic`: a file that a reader sees whole or not at all: a temp file of its
+  own next to the target, fsynced, then renamed over it (``os.replace`` is atomic on POSIX). Used for
+  ``config.yaml``, ``run_record.json``, every JSONL file the run writes, the pool manifest and the TensorBoard
+  files a resume trims.
+* :func:`write_durable`: bytes written (or appended, as the pool log appends an epoch) and fsynced before it returns.
+* :func:`fsync_file` / :func:`fsync_dir`: a file already written, and a directory's renames, made durable (the
+  checkpoints' two-file commit: the checkpoint and its checksum sidecar, :mod:`.coevolution.checkpoint`).
+* :func:`sha256_file`: a file's hash read in blocks (checkpoints' sidecars, ``bench/archive_run.py``), here so
+  that a caller need not import torch for it.
+
+Deliberately left out: fsyncing the directory after :func:`atomic_writer`'s rename (a power cut may keep the old
+file, never a partial one; a caller that orders several renames calls :func:`fsync_dir`) and locking (concurrent
+writers each rename a whole file; the last one wins).
 """
 
 from __future__ import annotations
@@ -35,6 +43,35 @@ def atomic_writer(path: str | Path, binary: bool = False) -> Iterator[IO]:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def write_atomic(path: str | Path, data: bytes) -> None:
+    """``data`` as the whole of ``path``, through :func:`atomic_writer`."""
+    with atomic_writer(path, binary=True) as f:
+        f.write(data)
+
+
+def write_durable(path: str | Path, data: bytes, append: bool = False) -> None:
+    """``data`` written to ``path`` (appended with ``append``, else the file is truncated first) and fsynced."""
+    with open(path, "ab" if append else "wb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def fsync_file(path: str | Path) -> None:
+    """Flush a file already written (by another library: ``torch.save``) to the disk."""
+    with open(path, "rb") as f:
+        os.fsync(f.fileno())
+
+
+def fsync_dir(path: str | Path) -> None:
+    """Make the renames inside directory ``path`` durable."""
+    dir_fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(dir_fd)
+    finally:
+        os.close(dir_fd)
 
 
 def sha256_file(path: str | Path) -> str:

@@ -132,8 +132,9 @@ _DECODER = json.JSONDecoder(
 )
 
 
-def _decode_at(text: str, start: int) -> tuple[Any, str | None]:
-    """Decode the first JSON value at ``text[start:]``, ignoring whatever follows it."""
+def decode_at(text: str, start: int) -> tuple[Any, str | None]:
+    """Decode the first JSON value at ``text[start:]``, ignoring whatever follows it: ``(value, None)``, or
+    ``(None, reason)`` (``bad_number``, ``too_deep``, ...) as the parsers count failures."""
     try:
         value, _ = _DECODER.raw_decode(text, start)
     except _BadNumber:
@@ -151,7 +152,9 @@ def _decode_at(text: str, start: int) -> tuple[Any, str | None]:
     return value, None
 
 
-def _check_text(text: Any) -> str | None:
+def check_text(text: Any) -> str | None:
+    """Why a model's reply cannot be parsed before looking inside it (``empty``, ``too_long``), or None.
+    Every parser here starts with it, and the benchmarks' own parsers too."""
     if not isinstance(text, str):
         return "empty"
     if len(text) > MAX_TEXT_CHARS:
@@ -180,7 +183,7 @@ def parse_tool_call(text: str) -> tuple[dict | None, str | None]:
     after the tag is decoded). Without a tag, a bare JSON object starting at the first ``{`` is
     accepted. A missing ``arguments`` key means no arguments, as in :func:`tasks.validate_call`.
     """
-    reason = _check_text(text)
+    reason = check_text(text)
     if reason:
         return None, reason
     body = _tag_body(text, _TOOL_CALL_OPEN, _TOOL_CALL_CLOSE)
@@ -190,7 +193,7 @@ def parse_tool_call(text: str) -> tuple[dict | None, str | None]:
             return None, "no_tool_call"
     if "{" not in body:
         return None, "not_json"
-    value, reason = _decode_at(body, body.index("{"))
+    value, reason = decode_at(body, body.index("{"))
     if reason:
         return None, reason
     return _call_shape(value)
@@ -211,7 +214,7 @@ def parse_answer(text: str) -> tuple[str | None, str | None]:
     Reads the first ``<answer>`` block (a missing closing tag is tolerated). Without a tag, falls
     back to the first non-empty line, minus a leading ``Answer:`` label.
     """
-    reason = _check_text(text)
+    reason = check_text(text)
     if reason:
         return None, reason
     body = _tag_body(text, _ANSWER_OPEN, _ANSWER_CLOSE)
@@ -238,12 +241,12 @@ def parse_simulator_output(
     against the seed's tools, and is rejected as ``"copy_of_seed"`` when its question equals the
     seed's after whitespace and case normalization.
     """
-    reason = _check_text(text)
+    reason = check_text(text)
     if reason:
         return None, reason
     if "{" not in text:
         return None, "no_json"
-    obj, reason = _decode_at(text, text.index("{"))
+    obj, reason = decode_at(text, text.index("{"))
     if reason:
         return None, reason
     question = obj.get("question")

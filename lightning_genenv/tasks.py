@@ -8,7 +8,8 @@ that only the user's ``agent.reward_funcs`` read (its ``answer`` field, when it 
 one, is what worked examples show). Nothing in a task is ever executed.
 
 Validation never raises on bad records: :func:`validate_task` returns a reason string, and
-:func:`read_jsonl` counts and skips invalid lines by reason so that a bad file never crashes a run.
+:func:`read_tasks` counts and skips invalid lines by reason (the lines through :mod:`lightning_genenv.jsonl`) so
+that a bad file never crashes a run.
 
 Deliberately left out: multi-turn tasks with tool execution (the agent makes one call per task), and
 JSON-schema features beyond ``type``/``enum``/``required``/``properties``/``items`` (no ``$ref``,
@@ -23,9 +24,18 @@ import sys
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any, Iterable
 
 from lightning_genenv.atomic import atomic_writer
+from lightning_genenv.jsonl import (  # noqa: F401  (re-exported: the names data files are read with)
+    MAX_LINE_CHARS,
+    DataError,
+    Skipped,
+    count_bad,
+    iter_jsonl,
+    numbered_objects,
+    read_jsonl_strict,
+)
 from lightning_genenv.tool_specs import (  # noqa: F401  (re-exported: the task schema's names)
     JSON_TYPES,
     MAX_JSON_DEPTH,
@@ -42,7 +52,6 @@ MAX_QUESTION_CHARS = 2000
 MAX_ANSWER_CHARS = 500
 MAX_ARGS = 16
 MAX_TOOLS = 16
-MAX_LINE_CHARS = 200_000
 MAX_PAYLOAD_CHARS = 20_000  # a custom check's answer, as JSON
 
 
@@ -80,10 +89,6 @@ class Task:
         if reason:
             raise TaskError(reason)
         return task
-
-
-class DataError(ValueError):
-    """A user data file that yields no usable records; reported in one line, never a traceback."""
 
 
 class TaskError(ValueError):
@@ -192,100 +197,18 @@ def write_jsonl_atomic(path: str | Path, records: Iterable[dict]) -> int:
     return n
 
 
-class Skipped(Counter):
-    """Bad records counted by reason (a :class:`Counter`), with the first lines of each reason: what a
-    warning or ``check`` names."""
-
-    MAX_PLACES = 3  # lines named per reason
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.places: dict[str, list[tuple[str, int]]] = {}  # reason -> [(file, line), ...]
-
-    def add(self, reason: str, path, lineno: int) -> None:
-        self[reason] += 1
-        where = self.places.setdefault(reason, [])
-        if len(where) < self.MAX_PLACES:
-            where.append((str(path), lineno))
-
-    def lines(self, reason: str, with_file: bool = True) -> str:
-        """`` (file:3, file:7, ...)`` (or `` (lines 3, 7, ...)``) for ``reason``; empty when none is known."""
-        where = self.places.get(reason)
-        if not where:
-            return ""
-        more = ", ..." if self[reason] > len(where) else ""
-        if with_file:
-            return " (" + ", ".join(f"{p}:{n}" for p, n in where) + more + ")"
-        return f" (line{'s' if len(where) > 1 else ''} " + ", ".join(str(n) for _, n in where) + more + ")"
-
-    def describe(self) -> str:
-        """``reason: n (file:line, ...)``, most frequent first, on one line."""
-        return "; ".join(f"{reason}: {n}{self.lines(reason)}"
-                         for reason, n in sorted(self.items(), key=lambda kv: (-kv[1], kv[0])))
-
-
-def _skip(skipped: Counter, reason: str, path, lineno: int) -> None:
-    if isinstance(skipped, Skipped):
-        skipped.add(reason, path, lineno)
-    else:
-        skipped[reason] += 1
-
-
-def _numbered_jsonl(path: str | Path, skipped: Counter) -> Iterator[tuple[int, dict]]:
-    """``(line number, object)`` for each JSON object of a JSONL file; bad lines counted by reason."""
-    try:
-        f = open(path, encoding="utf-8", errors="replace")
-    except OSError as e:
-        raise FileNotFoundError(f"cannot read data file {path}: {e.strerror}") from None
-    with f:
-        for lineno, line in enumerate(f, 1):
-            line = line.strip()
-            if not line:
-                continue
-            if len(line) > MAX_LINE_CHARS:
-                _skip(skipped, "line_too_long", path, lineno)
-                continue
-            try:
-                obj = json.loads(line)
-            except (ValueError, RecursionError):
-                _skip(skipped, "not_json", path, lineno)
-                continue
-            if not isinstance(obj, dict):
-                _skip(skipped, "not_an_object", path, lineno)
-                continue
-            yield lineno, obj
-
-
-def iter_jsonl(path: str | Path, skipped: Counter | None = None) -> Iterator[dict]:
-    """Yield JSON objects from a JSONL file; bad lines are counted in ``skipped`` by reason (and, in a
-    :class:`Skipped`, placed by line)."""
-    for _, obj in _numbered_jsonl(path, skipped if skipped is not None else Counter()):
-        yield obj
-
-
-def read_jsonl_strict(path: str | Path) -> list[dict]:
-    """Every JSON object of a JSONL file (a run's pools or validation files, read back by ``bench/``); raises
-    :class:`DataError` naming the bad lines by reason where any line is not one."""
-    skipped = Skipped()
-    records = list(iter_jsonl(path, skipped))
-    if skipped:
-        raise DataError(f"{path}: " + "; ".join(f"{n} {reason}{skipped.lines(reason, with_file=False)}"
-                                                for reason, n in skipped.items()))
-    return records
-
-
 def read_tasks(path: str | Path, skipped: Counter | None = None) -> list[Task]:
     """Read valid tasks from a JSONL file; invalid ones are counted in ``skipped`` by reason (and, in a
     :class:`Skipped`, placed by line)."""
     skipped = skipped if skipped is not None else Counter()
     tasks = []
-    for lineno, obj in _numbered_jsonl(path, skipped):
+    for lineno, obj in numbered_objects(path, skipped):
         try:
             tasks.append(Task.from_dict(obj))
         except TaskError as e:
-            _skip(skipped, e.reason, path, lineno)
+            count_bad(skipped, e.reason, path, lineno)
         except TypeError:
-            _skip(skipped, "bad_field_type", path, lineno)
+            count_bad(skipped, "bad_field_type", path, lineno)
     return tasks
 
 

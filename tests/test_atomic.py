@@ -4,7 +4,7 @@ import os
 
 import pytest
 
-from lightning_genenv.atomic import atomic_writer
+from lightning_genenv.atomic import atomic_writer, fsync_dir, fsync_file, write_atomic, write_durable
 
 
 def test_a_failed_write_leaves_the_old_file_and_no_temp(tmp_path):
@@ -28,3 +28,17 @@ def test_bytes_and_the_usual_permissions(tmp_path):
     umask = os.umask(0)
     os.umask(umask)
     assert path.stat().st_mode & 0o777 == 0o666 & ~umask  # not mkstemp's 0600
+
+
+def test_write_atomic_and_write_durable(tmp_path):
+    path = tmp_path / "manifest.json"
+    write_atomic(path, b'{"version": 1}')
+    assert path.read_bytes() == b'{"version": 1}' and [p.name for p in tmp_path.iterdir()] == ["manifest.json"]
+    log = tmp_path / "d_env.jsonl"
+    write_durable(log, b"a\n")
+    write_durable(log, b"b\n", append=True)
+    assert log.read_bytes() == b"a\nb\n"
+    write_durable(log, b"c\n")  # not appending: the file is replaced by the bytes
+    assert log.read_bytes() == b"c\n"
+    fsync_file(log)
+    fsync_dir(tmp_path)

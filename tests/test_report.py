@@ -146,7 +146,7 @@ Event = namedtuple("Event", "wall_time step value")
 
 def test_epoch_mapper_breaks_ties_at_epoch_boundaries():
     # Step 4 ends epoch 0 (logged at t=10) and starts epoch 1 (logged at t=12).
-    epoch_of = report._epoch_mapper([Event(1, 0, 0.0), Event(10.001, 4, 0.0), Event(12.001, 4, 1.0),
+    epoch_of = report.epoch_mapper([Event(1, 0, 0.0), Event(10.001, 4, 0.0), Event(12.001, 4, 1.0),
                                      Event(13, 6, 1.0)])
     assert epoch_of(4, 10.0) == 0 and epoch_of(4, 12.0) == 1
     assert epoch_of(0, 1.0) == 0 and epoch_of(5, 12.5) == 1  # no epoch at step 5: the last one before

@@ -40,13 +40,13 @@ from lightning_genenv.benchmarks.common import (
     Benchmark, BenchItem, BenchmarkDataError, ItemResult, grouped_mean, mean, read_jsonl,
 )
 from lightning_genenv.models import default_cache_dir
-from lightning_genenv.parsing import _check_text
+from lightning_genenv.parsing import check_text
 
 CACHE_NAME = "expert_steps.jsonl"
 MANIFEST = "MANIFEST.jsonl"  # the shared copy's game list, as the builder reads it
 HISTORY = 8  # (action, observation) pairs kept before the current step
 MAX_STEPS = 60
-_SYSTEM = (
+SYSTEM_PROMPT = (  # the system message of every step, also of the played episodes (alfworld_episode.py)
     "You are an agent in a text-based household. Read the task and what happened so far, then choose "
     "the next action. It must be exactly one of the admissible actions. Reply with the action only."
 )
@@ -122,7 +122,7 @@ def load(root: Path, skipped: Counter) -> list[BenchItem]:
                 continue
             items.append(BenchItem(
                 id=f"{game_id}#{k}",
-                messages=[{"role": "system", "content": _SYSTEM},
+                messages=[{"role": "system", "content": SYSTEM_PROMPT},
                           {"role": "user", "content": render(rec["initial"], rec["steps"], k)}],
                 gold=step["action"],
                 meta={"task_type": rec.get("task_type"), "step": k, "admissible": step["admissible"]}))
@@ -134,7 +134,7 @@ def normalize_action(text: str) -> str:
 
 
 def parse_action(text: str) -> tuple[str | None, str | None]:
-    reason = _check_text(text)
+    reason = check_text(text)
     if reason:
         return None, reason
     for line in text.splitlines():

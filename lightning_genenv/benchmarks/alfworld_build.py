@@ -26,10 +26,16 @@ import sys
 import types
 from pathlib import Path
 
+from lightning_genenv.benchmarks.alfworld import CACHE_NAME, MANIFEST
+from lightning_genenv.benchmarks.eval_config import default_data_root
+from lightning_genenv.config import parse_overrides
+from lightning_genenv.jsonl import read_jsonl_strict
+from lightning_genenv.models import default_cache_dir
+
 MAX_STEPS = 50
 
 
-def _import_alfworld():
+def import_alfworld():
     """ALFWorld's text-environment wrappers, without its package ``__init__`` (which imports the
     THOR simulator and torch)."""
     spec = importlib.util.find_spec("alfworld")
@@ -49,7 +55,8 @@ def _import_alfworld():
     return alfred_tw_env
 
 
-def _strip_welcome(obs: str) -> str:
+def strip_welcome(obs: str) -> str:
+    """A game's first observation without TextWorld's welcome banner."""
     parts = obs.split("\n\n")
     return "\n\n".join(parts[1:]).strip() if parts[0].lstrip().startswith("-=") else obs.strip()
 
@@ -67,7 +74,7 @@ def play(game_file: Path, tw_env) -> dict:
     env = textworld.gym.make(env_id)
     try:
         obs, info = env.reset()
-        initial, steps, won = _strip_welcome(obs[0]), [], False
+        initial, steps, won = strip_welcome(obs[0]), [], False
         for _ in range(MAX_STEPS):
             admissible = [a for a in info["admissible_commands"][0] if a != "help"]
             action = info["extra.expert_plan"][0][0]
@@ -82,11 +89,6 @@ def play(game_file: Path, tw_env) -> dict:
 
 
 def main(argv: list[str] | None = None) -> Path:
-    from lightning_genenv.benchmarks.alfworld import CACHE_NAME, MANIFEST
-    from lightning_genenv.benchmarks.eval_config import default_data_root
-    from lightning_genenv.config import parse_overrides
-    from lightning_genenv.models import default_cache_dir
-
     args = dict(parse_overrides(sys.argv[1:] if argv is None else argv))
     unknown = set(args) - {"data_root", "out", "limit"}
     if unknown:
@@ -96,14 +98,14 @@ def main(argv: list[str] | None = None) -> Path:
     if not manifest.is_file():
         raise SystemExit(f"error: ALFWorld manifest not found: {manifest}")
     out = Path(str(args.get("out") or default_cache_dir() / "alfworld" / CACHE_NAME))
-    games = [json.loads(line) for line in manifest.read_text().splitlines() if line.strip()]
+    games = read_jsonl_strict(manifest)
     games = [g for g in games if g.get("split") == "valid_seen"][: args.get("limit") or None]
-    tw_env = _import_alfworld()
+    tw_env = import_alfworld()
 
     out.parent.mkdir(parents=True, exist_ok=True)
     done = set()
     if out.is_file():
-        done = {json.loads(line).get("game") for line in out.read_text().splitlines() if line.strip()}
+        done = {record.get("game") for record in read_jsonl_strict(out)}
     for n, game in enumerate(games, 1):
         if game["game_file"] in done:
             continue

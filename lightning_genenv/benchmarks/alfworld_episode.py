@@ -24,14 +24,16 @@ in the training validation hook (an episode takes minutes on a CPU).
 
 from __future__ import annotations
 
-import json
+import importlib.util
 from collections import Counter
 from pathlib import Path
 from typing import Callable
 
-from lightning_genenv.benchmarks.alfworld import _SYSTEM, normalize_action, parse_action, render
-from lightning_genenv.benchmarks.common import BenchmarkDataError, grouped_mean, mean
+from lightning_genenv.benchmarks.alfworld import SYSTEM_PROMPT, normalize_action, parse_action, render
+from lightning_genenv.benchmarks.alfworld_build import import_alfworld, strip_welcome
+from lightning_genenv.benchmarks.common import BenchItem, BenchmarkDataError, ItemResult, grouped_mean, mean
 from lightning_genenv.benchmarks.runner import select
+from lightning_genenv.jsonl import iter_jsonl
 from lightning_genenv.rollout import SamplingParams, encode_chat
 
 MAX_STEPS = 50
@@ -41,22 +43,14 @@ Act = Callable[[list[dict]], "str | None"]  # chat messages -> reply (None: prom
 def games(data_root: Path, limit: int | None) -> list[dict]:
     """The valid_seen games of the manifest, ``limit`` of them spread evenly. Checks first that
     TextWorld and alfworld are installed (one-line error otherwise)."""
-    import importlib.util
-
     if importlib.util.find_spec("textworld") is None or importlib.util.find_spec("alfworld") is None:
         raise BenchmarkDataError("alfworld episodes need TextWorld and alfworld 0.3.5: pip install "
                                  "\"textworld[pddl]==1.7.0\" && pip install --no-deps alfworld==0.3.5")
     manifest = data_root / "alfworld" / "MANIFEST.jsonl"
     if not manifest.is_file():
         raise BenchmarkDataError(f"alfworld episodes: manifest not found: {manifest}")
-    rows = []
-    for line in manifest.read_text(encoding="utf-8").splitlines():
-        try:
-            row = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(row, dict) and row.get("split") == "valid_seen" and isinstance(row.get("game_file"), str):
-            rows.append(row)
+    rows = [row for row in iter_jsonl(manifest)  # a bad line is skipped
+            if row.get("split") == "valid_seen" and isinstance(row.get("game_file"), str)]
     if not rows:
         raise BenchmarkDataError(f"alfworld episodes: no valid_seen games in {manifest}")
     return select(rows, limit)
@@ -80,9 +74,7 @@ def play(game_file: Path, act: Act, max_steps: int = MAX_STEPS) -> dict:
     import textworld
     import textworld.gym
 
-    from lightning_genenv.benchmarks.alfworld_build import _import_alfworld, _strip_welcome
-
-    tw_env = _import_alfworld()
+    tw_env = import_alfworld()
     infos = textworld.EnvInfos(won=True, admissible_commands=True, extras=["gamefile"])
     wrappers = [tw_env.AlfredDemangler(shuffle=False), tw_env.AlfredInfos]
     env_id = textworld.gym.register_games([str(game_file)], infos, batch_size=1, asynchronous=False,
@@ -91,11 +83,11 @@ def play(game_file: Path, act: Act, max_steps: int = MAX_STEPS) -> dict:
     history, won, reason = [], False, "max_steps"
     try:
         obs, info = env.reset()
-        initial = _strip_welcome(obs[0])
+        initial = strip_welcome(obs[0])
         for _ in range(max_steps):
             admissible = [a for a in info["admissible_commands"][0] if a != "help"]
             prompt = render(initial, history + [{"admissible": admissible}], len(history))
-            reply = act([{"role": "system", "content": _SYSTEM}, {"role": "user", "content": prompt}])
+            reply = act([{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": prompt}])
             if reply is None:
                 reason = "prompt_too_long"
                 break
@@ -130,8 +122,6 @@ def evaluate(data_root: Path, act: Act, limit: int | None, max_steps: int = MAX_
 
 
 def summarize(records: list[dict], max_steps: int) -> dict:
-    from lightning_genenv.benchmarks.common import BenchItem, ItemResult
-
     items = [BenchItem(r["game"], [], None, {"task_type": r["task_type"]}) for r in records]
     results = [ItemResult(r["game"], float(r["won"])) for r in records]
     actions = [s["is_admissible"] for r in records for s in r["steps"]]

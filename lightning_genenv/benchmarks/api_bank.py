@@ -25,7 +25,7 @@ from lightning_genenv.benchmarks.common import (
     Benchmark, BenchItem, BenchmarkDataError, ItemResult, grouped_mean, mean, read_json, require_dir,
     tag_body,
 )
-from lightning_genenv.parsing import _check_text, _decode_at
+from lightning_genenv.parsing import check_text, decode_at
 
 LEVELS = (1, 2, 3)
 PAPER_ITEMS = 597  # 399 + 67 + 131
@@ -83,7 +83,7 @@ def load(root: Path, skipped: Counter) -> list[BenchItem]:
 def parse_calls(text: str) -> tuple[list[dict] | None, str | None]:
     """The calls in the first ``<tool_call>`` block, or ``(None, reason)``. Objects that are not
     ``{"name": str, "parameters": dict}`` are dropped; if none is left the reason says why."""
-    reason = _check_text(text)
+    reason = check_text(text)
     if reason:
         return None, reason
     body = tag_body(text, "tool_call")
@@ -92,13 +92,13 @@ def parse_calls(text: str) -> tuple[list[dict] | None, str | None]:
     values, first_reason = [], None
     for line in body.splitlines():
         if "{" in line:
-            value, reason = _decode_at(line, line.index("{"))
+            value, reason = decode_at(line, line.index("{"))
             if reason:
                 first_reason = first_reason or reason
             else:
                 values.append(value)
     if not values and "{" in body:  # one object spread over several lines
-        value, reason = _decode_at(body, body.index("{"))
+        value, reason = decode_at(body, body.index("{"))
         if reason:
             return None, first_reason or reason
         values.append(value)

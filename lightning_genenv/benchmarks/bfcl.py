@@ -46,7 +46,7 @@ from pathlib import Path
 from lightning_genenv.benchmarks.common import (
     Benchmark, BenchItem, BenchmarkDataError, ItemResult, mean, read_jsonl, require_dir,
 )
-from lightning_genenv.parsing import _check_text
+from lightning_genenv.parsing import check_text
 from lightning_genenv.prompts import tool_signature
 from lightning_genenv.rewards import calls_match
 from lightning_genenv.tasks import MAX_JSON_DEPTH, json_depth
@@ -101,9 +101,15 @@ def _docs_at(root: Path) -> Docs:
     return Docs(root)
 
 
+def tool_description(doc: dict) -> str:
+    """A function's description without the preamble some carry (up to ``Tool description:``): what the tool
+    specs show, here and in the train seeds made from BFCL (``train_seeds.py``)."""
+    return _DESCRIPTION.sub("", str(doc.get("description", ""))).strip()
+
+
 def _signature(doc: dict) -> str:
     spec = {"name": doc["name"], "parameters": doc.get("parameters") or {},
-            "description": _DESCRIPTION.sub("", str(doc.get("description", ""))).strip()}
+            "description": tool_description(doc)}
     return tool_signature(spec)
 
 
@@ -160,7 +166,7 @@ def parse_calls(text: str, param_order: dict[str, list[str]] | None = None
                 ) -> tuple[list[dict] | None, str | None]:
     """``[f(a=1), g('x')]`` -> ``[{"name": "f", "arguments": {"a": 1}}, ...]``, or ``(None, reason)``.
     Parsed with :func:`ast.parse`; only literal arguments are accepted, nothing is evaluated."""
-    reason = _check_text(text)
+    reason = check_text(text)
     if reason:
         return None, reason
     start, end = text.find("["), text.rfind("]")

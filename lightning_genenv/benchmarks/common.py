@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from lightning_genenv.metrics import mean  # also imported from here by the benchmark modules
-from lightning_genenv.tasks import iter_jsonl
+from lightning_genenv.jsonl import iter_jsonl
 
 Message = dict[str, str]
 

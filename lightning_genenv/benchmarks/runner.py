@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from lightning_genenv.benchmarks.common import Benchmark, BenchItem, ItemResult, reason_counts
 from lightning_genenv.distributed import max_over_ranks
+from lightning_genenv.report.stats import wilson_interval
 from lightning_genenv.rollout import SamplingParams, encode_chat
 
 
@@ -90,8 +91,6 @@ def headline_interval(metrics: dict, scores: list[float]) -> dict:
     """``ci95``: the 95% Wilson interval of the headline metric (``metrics["metric"]``) when it is the share
     of items that scored 1 (every item scored 0 or 1 and their mean is the headline); otherwise ``ci95``
     is None and ``ci95_note`` says why (a macro average, or dense scores, is not a binomial proportion)."""
-    from lightning_genenv.report.stats import wilson_interval
-
     value = metrics.get(metrics.get("metric"))
     if not scores or value is None:
         return {"ci95": None, "ci95_note": "no items or no headline metric"}

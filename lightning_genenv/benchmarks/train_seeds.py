@@ -41,6 +41,7 @@ import re
 from collections import Counter
 from pathlib import Path
 
+from lightning_genenv.benchmarks import BENCHMARKS, bfcl
 from lightning_genenv.benchmarks.common import BenchItem, BenchmarkDataError
 from lightning_genenv.config import NO_TRAIN_SPLIT
 from lightning_genenv.tasks import MAX_TOOLS, Task, validate_task
@@ -127,8 +128,6 @@ def api_bank_tools(system: str) -> list[dict] | None:
 
 
 def _bfcl_tools(item: BenchItem, gold_name: str) -> tuple[list[dict] | None, str | None]:
-    from lightning_genenv.benchmarks import bfcl
-
     docs = bfcl.docs(Path(item.meta["root"]))
     for cls in item.meta["classes"]:
         functions = docs.by_class.get(cls, [])
@@ -140,12 +139,10 @@ def _bfcl_tools(item: BenchItem, gold_name: str) -> tuple[list[dict] | None, str
 
 
 def _bfcl_spec(doc: dict) -> dict:
-    from lightning_genenv.benchmarks.bfcl import _DESCRIPTION
-
     params = doc.get("parameters") or {}
     props = {k: _schema(v) for k, v in (params.get("properties") or {}).items() if isinstance(v, dict)}
     required = [r for r in params.get("required") or [] if r in props]
-    return {"name": doc["name"], "description": _DESCRIPTION.sub("", str(doc.get("description", ""))).strip(),
+    return {"name": doc["name"], "description": bfcl.tool_description(doc),
             "parameters": {"type": "object", "properties": props, "required": required}}
 
 
@@ -222,8 +219,6 @@ def seeds_from_items(benchmark: str, items: list[BenchItem], skipped: Counter
 
 def benchmark_seeds(benchmark: str, data_root: str | Path, skipped: Counter) -> tuple[list[Task], list[Task]]:
     """Load ``benchmark`` from ``data_root`` and return (train seeds, held-out tasks)."""
-    from lightning_genenv.benchmarks import BENCHMARKS
-
     require_split(benchmark)
     bench = BENCHMARKS[benchmark]
     items = bench.load(Path(data_root) / bench.subdir, skipped)

@@ -42,7 +42,7 @@ from pathlib import Path
 from lightning_genenv.benchmarks.common import (
     Benchmark, BenchItem, BenchmarkDataError, ItemResult, mean, read_jsonl, require_dir,
 )
-from lightning_genenv.parsing import _check_text, _decode_at
+from lightning_genenv.parsing import check_text, decode_at
 
 QUERIES = "validation_queries_example_evaluation.jsonl"
 KEYS = ("current_city", "transportation", "breakfast", "attraction", "lunch", "dinner", "accommodation")
@@ -130,12 +130,12 @@ def _norm(s: str) -> str:
 
 def parse_plan(text: str) -> tuple[list[dict] | None, str | None]:
     """The plan as a list of day dicts (``day`` is accepted for ``days``), or ``(None, reason)``."""
-    reason = _check_text(text)
+    reason = check_text(text)
     if reason:
         return None, reason
     if "[" not in text:
         return None, "no_plan"
-    plan, reason = _decode_at(text, text.index("["))
+    plan, reason = decode_at(text, text.index("["))
     if reason:
         return None, reason
     return validate_plan(plan)

@@ -26,7 +26,7 @@ import numpy as np
 import torch
 
 from lightning_genenv import stopping
-from lightning_genenv.atomic import sha256_file
+from lightning_genenv.atomic import fsync_dir, fsync_file, sha256_file, write_durable
 from lightning_genenv.coevolution.telemetry import Timers
 
 
@@ -42,30 +42,18 @@ def _pending(path: Path) -> Path:
     return path.with_name(f".{path.name}.sha256.tmp")
 
 
-def _fsync(path: Path) -> None:
-    with open(path, "rb") as f:
-        os.fsync(f.fileno())
-
-
 def seal(written: Path, final: Path | None = None) -> None:
     """fsync ``written`` and record its SHA-256 for ``final`` (default: ``written``); with ``final``,
     rename ``written`` to it. The checksum is fsynced before either rename, so after a kill
     :func:`verify` finds a checksum for whichever file is in place."""
     final = final or written
-    _fsync(written)
+    fsync_file(written)
     pending = _pending(final)
-    with open(pending, "w") as f:
-        f.write(f"{sha256_file(written)}  {final.name}\n")
-        f.flush()
-        os.fsync(f.fileno())
+    write_durable(pending, f"{sha256_file(written)}  {final.name}\n".encode())
     if written != final:
         os.replace(written, final)
     os.replace(pending, sidecar(final))
-    dir_fd = os.open(final.parent, os.O_RDONLY)
-    try:
-        os.fsync(dir_fd)  # the renames themselves
-    finally:
-        os.close(dir_fd)
+    fsync_dir(final.parent)  # the renames themselves
 
 
 def verify(path: Path) -> None:

@@ -17,7 +17,7 @@ from pathlib import Path
 from omegaconf import DictConfig
 
 from lightning_genenv.config.composer import compose, to_yaml
-from lightning_genenv.config.describe import _show, _type_name, schema_keys
+from lightning_genenv.config.describe import schema_keys, show_value, type_name
 from lightning_genenv.config.options import CONF_DIR, groups, load_yaml_mapping
 from lightning_genenv.config.schema import Config, ConfigError
 
@@ -53,7 +53,7 @@ def usage(doc: str, schema: type = Config, conf_dir: Path | None = CONF_DIR, ext
     width = max(len(k.name) for k in keys)
     for k in keys:
         doc = f"  # {k.doc}" if k.doc else ""
-        parts.append(f"  {k.name:<{width}}  {_type_name(k.type)} = {_show(k.default)}{doc}")
+        parts.append(f"  {k.name:<{width}}  {type_name(k.type)} = {show_value(k.default)}{doc}")
     parts.append("\n--cfg prints the composed config and exits; ??? marks a required key.")
     return "\n".join(parts)
 

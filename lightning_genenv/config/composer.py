@@ -34,7 +34,7 @@ from omegaconf import MISSING, DictConfig, OmegaConf
 from omegaconf.errors import ConfigKeyError, OmegaConfBaseException, ValidationError
 
 from lightning_genenv.atomic import atomic_writer
-from lightning_genenv.config.describe import Key, _choices, _type_name, schema_keys
+from lightning_genenv.config.describe import Key, choices_of, schema_keys, type_name
 from lightning_genenv.config.options import (
     CONF_DIR,
     load_yaml_mapping,
@@ -112,14 +112,14 @@ def _merge(cfg: DictConfig, data: dict, where: str, schema: type) -> DictConfig:
         key = re.sub(r"\[\d+\]$", "", key)  # an item of a list: name the list
         value = _get(data, key)
         tp = {k.name: k.type for k in schema_keys(schema)}.get(key)
-        if typing.get_origin(tp) is list and _choices(typing.get_args(tp)[0]):
+        if typing.get_origin(tp) is list and choices_of(typing.get_args(tp)[0]):
             tp = typing.get_args(tp)[0]
-        choices = [str(c) for c in _choices(tp)]
+        choices = [str(c) for c in choices_of(tp)]
         if choices:
             close = difflib.get_close_matches(str(value), choices, n=1, cutoff=0.6)
             raise ConfigError(f"{key}={value!r} (from {where}): must be one of {', '.join(choices)}"
                               + (f"; did you mean '{close[0]}'?" if close else "")) from None
-        expected = _type_name(tp) if tp is not None else "another type"
+        expected = type_name(tp) if tp is not None else "another type"
         raise ConfigError(f"{key}={value!r} (from {where}): wrong type, expected {expected} ({msg})") from None
 
 
@@ -147,7 +147,7 @@ def _finish(cfg: DictConfig, schema: type) -> DictConfig:
     """Refuse unset required keys, then run every group's checks (``__post_init__``) on the merged values."""
     missing = _missing(cfg, schema)
     if missing:
-        choices = _choices(missing[0].type)
+        choices = choices_of(missing[0].type)
         hint = f", one of {', '.join(map(str, choices))}" if choices else ""
         raise ConfigError(f"required config key{'s' if len(missing) > 1 else ''} not set: "
                           f"{', '.join(k.name for k in missing)} (pass {missing[0].name}=...{hint})")

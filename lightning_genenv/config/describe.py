@@ -50,15 +50,16 @@ def _field_docs(cls: type) -> dict[str, str]:
     return docs
 
 
-def _type_name(tp: Any) -> str:
+def type_name(tp: Any) -> str:
+    """A key's type as ``--help`` and the config errors write it: ``a|b`` for a Literal, ``int or null``, ..."""
     origin, args = typing.get_origin(tp), typing.get_args(tp)
     if origin is Literal:
         return "|".join(map(str, args))
     if origin is typing.Union and type(None) in args:
         inner = [a for a in args if a is not type(None)]
-        return f"{_type_name(inner[0])} or null" if len(inner) == 1 else "any"
+        return f"{type_name(inner[0])} or null" if len(inner) == 1 else "any"
     if origin is list:
-        return f"list[{_type_name(args[0])}]" if args else "list"
+        return f"list[{type_name(args[0])}]" if args else "list"
     return "any" if tp is Any else getattr(tp, "__name__", str(tp))
 
 
@@ -85,14 +86,15 @@ def schema_keys(schema: type, prefix: str = "") -> list[Key]:
     return out
 
 
-def _choices(tp: Any) -> tuple:
+def choices_of(tp: Any) -> tuple:
     """The allowed values of a Literal (or Optional Literal) type; () for any other type."""
     if typing.get_origin(tp) is typing.Union:
         tp = next((a for a in typing.get_args(tp) if a is not type(None)), tp)
     return typing.get_args(tp) if typing.get_origin(tp) is Literal else ()
 
 
-def _show(value: Any) -> str:
+def show_value(value: Any) -> str:
+    """A default as ``--help`` writes it: flow-style YAML, ``???`` for a required key."""
     if value == MISSING:
         return "???"
     return yaml.safe_dump(value, default_flow_style=True, width=1000).strip().removesuffix("...").strip()

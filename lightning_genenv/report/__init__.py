@@ -48,10 +48,10 @@ from lightning_genenv.report.cli import ReportConfig, main, make_report
 from lightning_genenv.report.groups import DEFAULT_BAND, IGNORED_KEYS, SEED_KEYS, Group, families, group_runs
 from lightning_genenv.report.markdown import SUMMARY_KEYS, write_markdown
 from lightning_genenv.report.plots import plot_all
-from lightning_genenv.report.runs import ReportError, Run, _epoch_mapper, check_run_dir, label_runs, load_run
+from lightning_genenv.report.runs import ReportError, Run, check_run_dir, epoch_mapper, label_runs, load_run
 from lightning_genenv.report.stats import NOT_LOGGED, aggregate, first_last, fmt, fmt_spread, moved_toward
 
 __all__ = ["DEFAULT_BAND", "IGNORED_KEYS", "NOT_LOGGED", "SEED_KEYS", "SUMMARY_KEYS", "Group", "ReportConfig",
-           "ReportError", "Run", "_epoch_mapper", "aggregate", "check_run_dir", "families", "first_last", "fmt",
+           "ReportError", "Run", "epoch_mapper", "aggregate", "check_run_dir", "families", "first_last", "fmt",
            "fmt_spread", "group_runs", "label_runs", "load_run", "main", "make_report", "moved_toward", "plot_all",
            "write_markdown"]

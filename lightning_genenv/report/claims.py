@@ -31,7 +31,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+from lightning_genenv.jsonl import read_jsonl_strict
 from lightning_genenv.report.evals import read_summary
+from lightning_genenv.report.plots import COLORS, DPI, FIGSIZE, pyplot
 from lightning_genenv.report.stats import paired_difference
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -371,9 +373,7 @@ def plot(root: Path = ROOT, out: Path | None = None) -> list[Path]:
     """RESULTS.md's two figures from the archived runs: the default agent's start and end per seed
     (``agent_gain.png``), and the default regime's end per seed and setting (``default_regime.png``; GenEnv's
     seeds 1-2, not archived, drawn hollow)."""
-    from lightning_genenv.report.plots import COLORS, DPI, FIGSIZE, _pyplot  # noqa: PLC0415 (matplotlib on demand)
-
-    plt = _pyplot()
+    plt = pyplot()
     out = Path(out) if out is not None else root / FIGURES
     out.mkdir(parents=True, exist_ok=True)
     hog = _held_out_gain()
@@ -490,7 +490,7 @@ CLAIMS = CLAIMS + tuple(
 def _calibration(root: Path, run: str, key: str) -> list[float]:
     """A calibrated-solver run's per-epoch values of ``key`` (``calibration.jsonl``), epoch 1 first."""
     path = root / RESULTS / "calibrated" / run / "calibration.jsonl"
-    return [json.loads(line)[key] for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [record[key] for record in read_jsonl_strict(path)]
 
 
 def _p_bar_over_epochs(run: str, spread: bool = False) -> Callable[[Path], str]:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from lightning_genenv.config import BENCHMARK_NAMES
 from lightning_genenv.report.groups import Group, families
 from lightning_genenv.report.stats import aggregate
 
@@ -25,7 +26,8 @@ DPI = 80
 FIGSIZE = (6, 4)
 
 
-def _pyplot():
+def pyplot():
+    """``matplotlib.pyplot`` on the Agg backend, imported on first use (matplotlib is the report's extra)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -77,7 +79,7 @@ def _finish(ax, drawn: int, what: str, xlabel: str, ylabel: str, title: str) -> 
 def _save(fig, path: Path) -> Path:
     fig.tight_layout()
     fig.savefig(path, dpi=DPI)
-    _pyplot().close(fig)
+    pyplot().close(fig)
     return path
 
 
@@ -90,7 +92,7 @@ def _shade_bands(ax, groups: list[Group]) -> None:
 
 def _epoch_plot(out: Path, name: str, groups: list[Group], tag: str, ylabel: str, title: str,
                 band=False, ylim=None) -> Path:
-    plt = _pyplot()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=FIGSIZE)
     if band:
         _shade_bands(ax, groups)
@@ -102,7 +104,7 @@ def _epoch_plot(out: Path, name: str, groups: list[Group], tag: str, ylabel: str
 
 
 def plot_all(groups: list[Group], out: Path) -> list[Path]:
-    plt = _pyplot()
+    plt = pyplot()
     paths = [
         _epoch_plot(out, "p_hat.png", groups, "curriculum/p_hat_mean", "mean p̂ of generated tasks",
                     "Agent success rate p̂ on generated tasks", band=True, ylim=(-0.05, 1.05)),
@@ -160,13 +162,11 @@ def plot_all(groups: list[Group], out: Path) -> list[Path]:
 
 def benchmarks_logged(groups: list[Group]) -> list[str]:
     """The benchmarks whose held-out score (``val/score/<name>``) some run logged."""
-    from lightning_genenv.benchmarks import BENCHMARKS
-
-    return [b for b in sorted(BENCHMARKS) if any(r.series(f"val/score/{b}") for g in groups for r in g.runs)]
+    return [b for b in sorted(BENCHMARK_NAMES) if any(r.series(f"val/score/{b}") for g in groups for r in g.runs)]
 
 
 def _family_plot(out: Path, g: Group) -> Path:
-    plt = _pyplot()
+    plt = pyplot()
     fig, (top, bottom) = plt.subplots(2, 1, figsize=(6, 5), sharex=True)
     top.axhspan(g.alpha - g.band, g.alpha + g.band, color="gold", alpha=0.25, linewidth=0)
     drawn_top = drawn_bottom = 0

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lightning_genenv.config import ConfigError, load_yaml_mapping
+from lightning_genenv.jsonl import read_jsonl_lenient
 
 
 class ReportError(Exception):
@@ -104,7 +105,7 @@ def _read_agent_events(run: Run) -> None:
         return
     events = {tag: acc.Scalars(tag) for tag in tags}
     run.step_scalars = {tag: [(e.step, e.value) for e in evs] for tag, evs in events.items()}
-    epoch_of = _epoch_mapper(events.get("epoch", []))
+    epoch_of = epoch_mapper(events.get("epoch", []))
     for tag, evs in events.items():
         if tag == "epoch":
             continue
@@ -117,7 +118,7 @@ def _read_agent_events(run: Run) -> None:
         run.notes.append("tb/agent has no `epoch` scalar: epochs taken as the order of logging")
 
 
-def _epoch_mapper(epoch_events):
+def epoch_mapper(epoch_events):
     """``(step, wall_time) -> epoch`` from the ``epoch`` scalar logged alongside every metric."""
     by_step: dict[int, list[tuple[float, int]]] = defaultdict(list)
     for e in epoch_events:
@@ -157,25 +158,22 @@ def _read_env_pool(run: Run) -> None:
         return
     p_hats: dict[str, dict[int, list[float]]] = defaultdict(lambda: defaultdict(list))
     counts: dict[str, dict[int, int]] = defaultdict(lambda: defaultdict(int))
-    epochs, bad = set(), 0
-    with pool.open() as f:
-        for line in f:
-            if not line.strip():
-                continue
-            try:
-                r = json.loads(line)
-                epoch = int(r["epoch"])
-            except (json.JSONDecodeError, KeyError, TypeError, ValueError):
-                bad += 1
-                continue
-            epochs.add(epoch)
-            task = r.get("task")
-            if not isinstance(task, dict) or not task.get("family"):
-                continue
-            family = str(task["family"])
-            counts[family][epoch] += 1
-            if r.get("p_hat") is not None:
-                p_hats[family][epoch].append(float(r["p_hat"]))
+    records, skipped = read_jsonl_lenient(pool)
+    epochs, bad = set(), sum(skipped.values())
+    for r in records:
+        try:
+            epoch = int(r["epoch"])
+        except (KeyError, TypeError, ValueError):
+            bad += 1
+            continue
+        epochs.add(epoch)
+        task = r.get("task")
+        if not isinstance(task, dict) or not task.get("family"):
+            continue
+        family = str(task["family"])
+        counts[family][epoch] += 1
+        if r.get("p_hat") is not None:
+            p_hats[family][epoch].append(float(r["p_hat"]))
     if bad:
         run.notes.append(f"pools/d_env.jsonl: {bad} unreadable line(s) skipped")
     run.env_epochs = sorted(epochs)

@@ -466,7 +466,7 @@ def test_alfworld_episode_in_textworld(tiny_dir, tmp_path):
     if alfworld.cache_path(DATA / "alfworld").is_file():
         cached = {json.loads(line)["game"]: json.loads(line) for line in
                   alfworld.cache_path(DATA / "alfworld").read_text().splitlines() if line.strip()}
-    record = cached.get(game["game_file"]) or alfworld_build.play(path, alfworld_build._import_alfworld())
+    record = cached.get(game["game_file"]) or alfworld_build.play(path, alfworld_build.import_alfworld())
     expert = iter([s["action"] for s in record["steps"]])
     won = alfworld_episode.play(path, lambda messages: next(expert, "look"))
     assert won["won"] and won["reason"] is None and len(won["steps"]) == len(record["steps"])
