@@ -37,6 +37,7 @@ from lightning_genenv.benchmarks.train_seeds import heldout_items
 from lightning_genenv.config import PAPER_MIX, ConfigError, compose, parse_cli, save_config
 from lightning_genenv.models import MODEL_HINT, ModelUnavailable, load_causal_lm
 from lightning_genenv.rollout import build_engine, choose_backend, describe
+from lightning_genenv.rollout_engines import require as require_engine
 from lightning_genenv.tasks import write_jsonl_atomic
 
 
@@ -167,10 +168,8 @@ def run_episodes(cfg, model_path: str, out: Path, tb_dir, start: float) -> Path:
 
 def run(cfg) -> Path:
     start = time.perf_counter()
-    if cfg.rollout == "vllm":  # fail in one line, before any model loads
-        from lightning_genenv.rollout.vllm import require_vllm
-
-        require_vllm()
+    if cfg.rollout != "auto":  # an engine that cannot run here fails in one line, before any model loads
+        require_engine(cfg.rollout)
     bench = BENCHMARKS[cfg.benchmark]
     run_dir = _run_dir(cfg.model)
     model_path = str(run_dir / "final" / "agent") if run_dir else cfg.model

@@ -11,7 +11,8 @@ What each device holds, per player (agent; simulator when it is trained or sampl
 * **logits**: the largest training batch's completion logits, ``rows x completion length x vocab``,
   held for the backward pass: the head's output and its reshaped copy in the compute dtype, plus the
   fp32 copy that :func:`lightning_genenv.losses.token_logprobs` keeps when that dtype is not fp32;
-* **rollout**: ``rollout=vllm``: ``rollout.gpu_memory_utilization`` of the device per vLLM engine
+* **rollout**: ``rollout=vllm`` (an engine that claims device memory, :mod:`lightning_genenv.rollout_engines`):
+  ``rollout.gpu_memory_utilization`` of the device per vLLM engine
   (its weights, in ``rollout.dtype``, and its KV cache live inside that fraction); ``rollout=hf``:
   the logits that ``generate`` keeps for the sampled tokens' log-probs, one ``[rows, vocab]`` tensor
   per decode step of a chunk of ``rollout.batch_size`` prompts.
@@ -29,6 +30,8 @@ fragmentation: keep ~10 % spare.
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from lightning_genenv.rollout_engines import engine, same_architecture
 
 GIB = 1024 ** 3
 KINDS = (("weights", "weights"), ("grads", "grads"), ("adam", "Adam"), ("frozen", "frozen copies"),
@@ -124,11 +127,9 @@ def run_estimate(cfg, agent, simulator, shards: int, backend: str) -> MemoryEsti
     device_bytes = torch.cuda.get_device_properties(0).total_memory if on_gpu else None
     players, vocab, shared = [player_size(agent)], _base(agent).config.vocab_size, True
     if simulator is not None:
-        from lightning_genenv.rollout.vllm import _same_architecture
-
         players.append(player_size(simulator))
         vocab = max(vocab, _base(simulator).config.vocab_size)
-        shared = _same_architecture(_base(agent).config, _base(simulator).config)
+        shared = same_architecture(_base(agent).config, _base(simulator).config)
     return config_estimate(cfg, players, vocab, shards, device_bytes, backend, shared_engine=shared)
 
 
@@ -145,7 +146,7 @@ def config_estimate(cfg, players: list[PlayerSize], vocab: int, shards: int, dev
                  s.batch_size * s.max_completion_length if has_sim and trained else 0) * vocab
     weight_bytes = players[0].bytes_per_param
     compute_bytes = 2 if cfg.trainer.precision.startswith(("bf16", "16")) else weight_bytes
-    if backend == "vllm":
+    if engine(backend).device_memory:  # a colocated engine (vLLM): its fraction of the device
         rollout = vllm_bytes(cfg.rollout.gpu_memory_utilization, device_bytes, 1 if shared_engine or not has_sim else 2)
     else:  # generate runs outside autocast: logits in the weights' dtype
         widest = max((a.num_generations, a.max_completion_length),

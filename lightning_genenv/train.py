@@ -58,6 +58,7 @@ from lightning_genenv.preflight import check_files
 from lightning_genenv.rollout import choose_backend, describe
 from lightning_genenv.rollout.base import EngineError
 from lightning_genenv.rollout.players import Rollouts, importance_sampling_cap
+from lightning_genenv.rollout_engines import require as require_engine
 from lightning_genenv.run_record import hyperparameters, read_choices, run_record, write_choices, write_run_record
 from lightning_genenv.simulator import SimulatorModule
 from lightning_genenv.static_augment import static_tasks
@@ -78,10 +79,8 @@ def run(cfg, argv: list[str] | None = None) -> Path:
     from, for the run record (None: ``sys.argv``)."""
     start = time.perf_counter()
     silence_third_party()
-    if cfg.rollout.backend == "vllm":  # fail in one line, before any model loads
-        from lightning_genenv.rollout.vllm import require_vllm
-
-        require_vllm()
+    if cfg.rollout.backend != "auto":  # an engine that cannot run here fails in one line, before any model loads
+        require_engine(cfg.rollout.backend)
     require_logger(cfg.logger.name)  # an optional logger's package, checked before any model loads
     if cfg.strategy.cpu_offload and (cfg.strategy.accelerator == "cpu" or not torch.cuda.is_available()):
         raise ConfigError("strategy.cpu_offload=true offloads from GPUs to the CPU; it needs a GPU "

@@ -16,6 +16,7 @@ from omegaconf import MISSING, DictConfig
 
 from lightning_genenv.config import BENCHMARK_NAMES, DTYPES, NO_TRAIN_SPLIT, ConfigError, check, compose
 from lightning_genenv.config.schema import RolloutConfig
+from lightning_genenv.rollout_engines import BACKEND_CHOICES
 
 REPO_ROOT = Path(__file__).resolve().parent.parent.parent
 
@@ -26,7 +27,7 @@ class EvalConfig:
     model: str = "embedded"  # embedded | tiny | a local model directory | a train run directory | a cached HF id
     # the generation backend, chosen as train.py chooses it (auto: vLLM when it runs the model); vllm with
     # conf/rollout/vllm.yaml's settings
-    rollout: Literal["auto", "hf", "vllm"] = RolloutConfig.backend
+    rollout: Literal[BACKEND_CHOICES] = RolloutConfig.backend
     # benchmark: the benchmark's own prompt and checker | agent: the held-out part as the converted tasks a
     # data=<benchmark> run trains on, in the agent's prompt, scored by its reward (benchmarks/agent_format.py)
     interface: Literal["benchmark", "agent"] = "benchmark"

@@ -30,6 +30,7 @@ from lightning_genenv.config.checks import (  # noqa: F401  (re-exported: the sc
 )
 from lightning_genenv.layout import SEED_STRIDE, BatchLayout
 from lightning_genenv.objectives import GROUP_OBJECTIVES, OBJECTIVES
+from lightning_genenv.rollout_engines import BACKEND_CHOICES  # the engines' names, without torch or vLLM
 
 # lightning_genenv.benchmarks.BENCHMARKS, by name (not imported here: it loads torch); a test keeps them equal.
 BENCHMARK_NAMES = ("api_bank", "bfcl", "alfworld", "bamboogle", "travelplanner")
@@ -315,7 +316,7 @@ class DataConfig:
 class RolloutConfig:
     # auto: vLLM when it imports and supports the models (single process on CPU), else hf; the choice and
     # its reason are printed at start and written to the run's run_choices.json (config.yaml keeps "auto").
-    backend: Literal["auto", "hf", "vllm"] = "auto"
+    backend: Literal[BACKEND_CHOICES] = "auto"
     batch_size: int = 16  # hf: prompts per generate call (vllm batches continuously)
     # vllm on GPU: fraction of device memory for weights + KV cache (0.05 of an H200 is 7 GB)
     gpu_memory_utilization: float = 0.05

@@ -1,12 +1,17 @@
-"""Rollout engines behind one interface (:class:`RolloutEngine`)."""
+"""Rollout engines behind one interface (:class:`RolloutEngine`), built by name (:func:`build_engine`, from the
+registry :mod:`lightning_genenv.rollout_engines`); ``rollout.backend=auto`` resolved (:func:`choose_backend`).
+
+Deliberately left out: the engines' names, availability checks and capabilities (the registry holds them).
+"""
 
 from contextlib import nullcontext
 
 from lightning_genenv.config import ConfigError
-from lightning_genenv.rollout.base import RolloutEngine, Sample, SamplingParams, encode_chat
+from lightning_genenv.rollout.base import EngineOptions, RolloutEngine, Sample, SamplingParams, encode_chat
 from lightning_genenv.rollout.hf import HFEngine
+from lightning_genenv.rollout_engines import BACKEND_CHOICES, builder, require
 
-BACKENDS = ("auto", "hf", "vllm")
+BACKENDS = BACKEND_CHOICES  # rollout.backend's values: auto and the engines' names
 
 # vLLM's CPU attention kernels take head sizes from 32 up (the tiny test model has 16).
 CPU_MIN_HEAD_DIM = 32
@@ -30,10 +35,10 @@ def choose_backend(requested: str, models: list[tuple[str, int]], processes: int
     if processes > 1:
         return "hf", (f"{processes} processes: vLLM's colocated multi-rank mode is untested here "
                       "(rollout=vllm forces it)")
-    from lightning_genenv.rollout.vllm import require_vllm, unsupported_architectures
+    from lightning_genenv.rollout.vllm import unsupported_architectures  # sets vLLM's log level: only if auto asks
 
     try:
-        require_vllm()
+        require("vllm")
     except Exception as e:  # ConfigError with the import failure and the install hint
         return "hf", str(e).replace("rollout.backend=vllm needs vLLM, which", "vLLM")
     archs = sorted({arch for arch, _ in models})
@@ -63,14 +68,10 @@ def build_engine(backend: str, model, tokenizer, batch_size: int, progress: bool
     trainer's precision context, which the in-process ``hf`` engine generates in (vLLM runs its own dtype)."""
     if backend == "auto":  # resolved (and printed) by train.py; direct callers get the same choice
         backend, _ = choose_backend(backend, [describe(model)])
-    if backend == "hf":
-        return HFEngine(model, tokenizer, batch_size=batch_size, progress=progress, forward_context=forward_context)
-    if backend == "vllm":
-        from lightning_genenv.rollout.vllm import VLLMEngine  # imports vllm lazily, inside
-
-        return VLLMEngine(model, tokenizer, rollout_cfg, share_with=share_with, progress=progress)
-    raise ValueError(f"rollout.backend={backend!r}: unknown backend (available: {', '.join(BACKENDS)})")
+    options = EngineOptions(batch_size=batch_size, progress=progress, rollout_cfg=rollout_cfg, share_with=share_with,
+                            forward_context=forward_context)
+    return builder(backend)(model, tokenizer, options)  # an unknown name: a ValueError listing the choices
 
 
-__all__ = ["RolloutEngine", "Sample", "SamplingParams", "HFEngine", "build_engine", "choose_backend", "describe",
-           "encode_chat", "BACKENDS"]
+__all__ = ["EngineOptions", "RolloutEngine", "Sample", "SamplingParams", "HFEngine", "build_engine", "choose_backend",
+           "describe", "encode_chat", "BACKENDS"]

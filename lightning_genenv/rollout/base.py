@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import contextlib
 import re
+from contextlib import nullcontext
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Callable, ContextManager, Protocol
 
 import torch
 
@@ -72,6 +73,19 @@ def request_seeds(params: SamplingParams, num_prompts: int, on_cpu: bool) -> lis
     if num_prompts * params.n > SEED_STRIDE:
         raise ValueError(f"{num_prompts} prompts x n={params.n} exceed {SEED_STRIDE} seeded samples per call")
     return [params.seed * SEED_STRIDE + i * params.n for i in range(num_prompts)]
+
+
+@dataclass(frozen=True)
+class EngineOptions:
+    """What :func:`~lightning_genenv.rollout.build_engine` passes every engine's ``build`` besides the policy;
+    each engine reads the ones it uses."""
+
+    batch_size: int = 16  # hf: prompts per generate call
+    progress: bool = True  # show the engine's progress bar
+    rollout_cfg: Any = None  # the rollout config group (vllm: its engine settings)
+    share_with: Any = None  # vllm: another player's engine, whose vllm.LLM this one shares when the architectures match
+    # the trainer's precision context, which an in-process engine (hf) generates in
+    forward_context: Callable[[], ContextManager] = nullcontext
 
 
 @dataclass(frozen=True)

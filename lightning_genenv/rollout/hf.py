@@ -23,7 +23,13 @@ from transformers import StoppingCriteria, StoppingCriteriaList
 
 from lightning_genenv.distributed import world
 from lightning_genenv.losses import cache_kwarg, output_cache
-from lightning_genenv.rollout.base import Sample, SamplingParams, own_random_stream
+from lightning_genenv.rollout.base import EngineOptions, Sample, SamplingParams, own_random_stream
+
+
+def build(model, tokenizer, options: EngineOptions) -> "HFEngine":
+    """The engine of one player (the ``hf`` entry of :mod:`lightning_genenv.rollout_engines`)."""
+    return HFEngine(model, tokenizer, batch_size=options.batch_size, progress=options.progress,
+                    forward_context=options.forward_context)
 
 
 class HFEngine:

@@ -14,13 +14,15 @@ from __future__ import annotations
 
 from contextlib import nullcontext
 
+from lightning_genenv import rollout_engines
 from lightning_genenv.rollout import RolloutEngine, build_engine
 
 
 def importance_sampling_cap(rollout_cfg, backend: str) -> float | None:
-    """TRL's truncated importance-sampling cap for an external sampler (vLLM; ``backend``: the chosen one), or None."""
-    external = backend != "hf"
-    if external and rollout_cfg.vllm_importance_sampling_correction:
+    """TRL's truncated importance-sampling cap for an engine whose samples need the correction (vLLM's, an
+    external sampler; ``backend``: the chosen one, its capability in :mod:`lightning_genenv.rollout_engines`),
+    or None."""
+    if rollout_engines.engine(backend).correction is not None and rollout_cfg.vllm_importance_sampling_correction:
         return rollout_cfg.vllm_importance_sampling_clip_max
     return None
 

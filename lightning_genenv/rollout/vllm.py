@@ -60,7 +60,15 @@ from pathlib import Path
 import torch
 
 from lightning_genenv.config import ConfigError
-from lightning_genenv.rollout.base import Sample, SamplingParams, engine_errors, own_random_stream, request_seeds
+from lightning_genenv.rollout.base import (
+    EngineOptions,
+    Sample,
+    SamplingParams,
+    engine_errors,
+    own_random_stream,
+    request_seeds,
+)
+from lightning_genenv.rollout_engines import same_architecture
 
 os.environ.setdefault("VLLM_LOGGING_LEVEL", "ERROR")  # read by vLLM at its import: the user's value wins
 try:  # vLLM logs a few messages (Triton's missing CPU backend) before it configures its logger
@@ -159,12 +167,6 @@ def _refresh_cpu_gemm(worker) -> None:
             dispatch_cpu_unquantized_gemm(module, remove_weight=False)
 
 
-def _same_architecture(a, b) -> bool:
-    keep = ("model_type", "hidden_size", "intermediate_size", "num_hidden_layers", "num_attention_heads",
-            "num_key_value_heads", "vocab_size", "tie_word_embeddings", "head_dim")
-    return all(getattr(a, k, None) == getattr(b, k, None) for k in keep)
-
-
 class _Host:
     """One ``vllm.LLM`` and which policy's weights (engine, version) it currently holds."""
 
@@ -250,7 +252,7 @@ class VLLMEngine:
         self.tokenizer = tokenizer
         self.progress = progress
         base = model.get_base_model() if hasattr(model, "get_base_model") else model
-        if share_with is not None and _same_architecture(share_with.host.config, base.config):
+        if share_with is not None and same_architecture(share_with.host.config, base.config):
             self.host = share_with.host
         else:
             self.host = _Host(model, rollout_cfg)
@@ -315,3 +317,7 @@ class VLLMEngine:
         return groups
 
 
+def build(model, tokenizer, options: EngineOptions) -> VLLMEngine:
+    """The engine of one player (the ``vllm`` entry of :mod:`lightning_genenv.rollout_engines`); it shares
+    ``options.share_with``'s ``vllm.LLM`` when the architectures match."""
+    return VLLMEngine(model, tokenizer, options.rollout_cfg, share_with=options.share_with, progress=options.progress)
