@@ -6,7 +6,9 @@ fails it: a simulator must not earn its reward by writing tasks outside the fami
 
 Built in, for the embedded arithmetic family (``qa_arith``):
 
-* :func:`digits`: the number of digits of the numbers in the question (``What is 57 plus 23?`` is 4);
+* :func:`digits`: the number of digits of the numbers in the question (``What is 57 plus 23?`` is 4); a question
+  that asks for no arithmetic operation (``What is 2?``) is not rated: a digit count without an operation would
+  reward a simulator for writing a bare number as the easiest task there is;
 * :func:`operations`: the number of arithmetic operations asked for (``plus``, ``minus``, ``times``, ``+``, ...).
 
 Deliberately left out: difficulty learned from data (the point of a calibrated solver is a known one).
@@ -24,9 +26,11 @@ _OPERATION = re.compile(r"\b(plus|minus|times|divided by|multiplied by|sum of|di
 
 
 def digits(task: Task) -> float | None:
-    """The number of digits of the numbers in the question; None when it has none."""
+    """The number of digits of the numbers in the question; None when it has no number or asks for no operation."""
     numbers = _NUMBER.findall(task.question)
-    return float(sum(len(n) for n in numbers)) if numbers else None
+    if not numbers or not _OPERATION.search(task.question):
+        return None
+    return float(sum(len(n) for n in numbers))
 
 
 def operations(task: Task) -> float | None:

@@ -28,7 +28,9 @@ def test_success_probability_is_the_logistic_law():
     ("Ana has 12 apples and buys 3 more. How many apples does Ana have now?", 3.0, 1.0),
     ("What is 7-3?", 2.0, 1.0),
     ("What is the capital of France?", None, None),
-    ("Is 42 a number?", 2.0, None),
+    ("Is 42 a number?", None, None),  # no operation: not an arithmetic task, not rated
+    ("What is 2?", None, None),  # a bare number would be the easiest "task" of all
+    ("How many days will it take to deliver 100 boxes?", None, None),
 ])
 def test_difficulty_functions(question, d_digits, d_ops):
     t = task(0, question=question)
