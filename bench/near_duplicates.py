@@ -29,32 +29,33 @@ from typing import Optional
 
 from omegaconf import MISSING
 
-from lightning_genenv.jsonl import DataError, read_jsonl_strict
+from lightning_genenv.jsonl import DataError
 from lightning_genenv.novelty import is_near_duplicate, novelty
 from lightning_genenv.parsing import parse_simulator_output
 from lightning_genenv.report.cli import parse_script_args
+from lightning_genenv.pool_records import EnvRecord, TrainRecord, read_pool
 from lightning_genenv.prompts import simulator_prefix
 from lightning_genenv.tasks import Task
 
-def attribute(records: list[dict], seeds: dict[str, Task]) -> dict[int, Counter]:
+def attribute(records: list[EnvRecord], seeds: dict[str, Task]) -> dict[int, Counter]:
     """Per epoch: ``generations``, ``near_duplicate`` and its split into ``seed``, ``earlier`` and ``shown``;
     ``mismatch``: a generation recorded as parsed that no longer parses, or a near-duplicate nearer to its seed or
     an earlier generation than its recorded novelty (neither is attributed)."""
     by_epoch: dict[int, Counter] = defaultdict(Counter)
     written: dict[int, list[Task]] = defaultdict(list)  # the epoch's parsed generations so far, as write_tasks keeps
     for r in records:
-        if r["source"] != "simulator":
+        if r.source != "simulator":
             continue
-        counts, epoch = by_epoch[r["epoch"]], r["epoch"]
+        counts, epoch = by_epoch[r.epoch], r.epoch
         counts["generations"] += 1
-        seed = seeds.get(r["seed_id"])
-        if r.get("text") is None or seed is None or r.get("novelty") is None:
+        seed = seeds.get(r.seed_id)
+        if r.text is None or seed is None or r.novelty is None:
             continue  # not parsed when written (or its seed unknown): no novelty to attribute
-        task, _ = parse_simulator_output(simulator_prefix(seed) + r["text"], seed, "reparsed", epoch)
+        task, _ = parse_simulator_output(simulator_prefix(seed) + r.text, seed, "reparsed", epoch)
         if task is None:
             counts["mismatch"] += 1
             continue
-        earlier, recorded = list(written[epoch]), r["novelty"]
+        earlier, recorded = list(written[epoch]), r.novelty
         written[epoch].append(task)
         if not is_near_duplicate(recorded):
             continue
@@ -73,8 +74,8 @@ def attribute(records: list[dict], seeds: dict[str, Task]) -> dict[int, Counter]
 
 def run_table(run: Path) -> dict[int, Counter]:
     pools = run / "pools"
-    seeds = {d["task"]["id"]: Task(**d["task"]) for d in read_jsonl_strict(pools / "d_train.jsonl")}
-    return attribute(read_jsonl_strict(pools / "d_env.jsonl"), seeds)
+    seeds = {r.task.id: r.task for r in read_pool(pools / "d_train.jsonl", TrainRecord)}
+    return attribute(read_pool(pools / "d_env.jsonl", EnvRecord), seeds)
 
 
 def markdown(tables: dict[str, dict[int, Counter]]) -> str:

@@ -31,7 +31,8 @@ from omegaconf import MISSING
 
 from lightning_genenv.report.cli import parse_script_args
 from lightning_genenv.report.stats import welch_difference
-from lightning_genenv.jsonl import DataError, read_jsonl_strict
+from lightning_genenv.jsonl import DataError
+from lightning_genenv.pool_records import EnvRecord, read_pool
 
 
 def family(seed_id: str) -> str:
@@ -39,16 +40,16 @@ def family(seed_id: str) -> str:
     return seed_id.rsplit("-", 1)[0]
 
 
-def headroom(records: list[dict], alpha: float, band: float) -> dict[str, float]:
+def headroom(records: list[EnvRecord], alpha: float, band: float) -> dict[str, float]:
     """Over the attempted records: count, mean ``p̂``, share at 0, share in band, within-family variance share."""
-    attempted = [r for r in records if r.get("p_hat") is not None]
+    attempted = [r for r in records if r.p_hat is not None]
     if not attempted:
         return {"attempted": 0}
-    p = [r["p_hat"] for r in attempted]
+    p = [r.p_hat for r in attempted]
     mean = statistics.fmean(p)
     by_family = defaultdict(list)
     for r in attempted:
-        by_family[family(r["seed_id"])].append(r["p_hat"])
+        by_family[family(r.seed_id)].append(r.p_hat)
     total = sum((x - mean) ** 2 for x in p)
     within = sum((x - statistics.fmean(xs)) ** 2 for xs in by_family.values() for x in xs)
     return {"attempted": len(p), "p_hat_mean": mean, "never_solved": sum(x == 0 for x in p) / len(p),
@@ -58,27 +59,27 @@ def headroom(records: list[dict], alpha: float, band: float) -> dict[str, float]
             "families_ever_in_band": sum(any(abs(x - alpha) <= band for x in xs) for xs in by_family.values())}
 
 
-def task_values(records: list[dict], alpha: float, band: float) -> dict[str, list[float]]:
+def task_values(records: list[EnvRecord], alpha: float, band: float) -> dict[str, list[float]]:
     """Per record, the values whose means :func:`differences` compares: ``p̂``, solved at least once and in band
     (over the attempted records), and valid (over every generation)."""
-    p = [r["p_hat"] for r in records if r.get("p_hat") is not None]
+    p = [r.p_hat for r in records if r.p_hat is not None]
     return {"p_hat": p, "solved_once": [float(x > 0) for x in p],
             "in_band": [float(abs(x - alpha) <= band) for x in p],
-            "valid": [float(r.get("task") is not None) for r in records]}
+            "valid": [float(r.task is not None) for r in records]}
 
 
-def differences(a: list[dict], b: list[dict], alpha: float, band: float) -> dict[str, tuple | None]:
+def differences(a: list[EnvRecord], b: list[EnvRecord], alpha: float, band: float) -> dict[str, tuple | None]:
     """Each of :func:`task_values`' means, ``a`` minus ``b``, with its Welch 95% interval (None: too few values)."""
     va, vb = task_values(a, alpha, band), task_values(b, alpha, band)
     return {k: welch_difference(va[k], vb[k]) for k in va}
 
 
-def read_pool(run: Path) -> list[dict]:
+def read_env_pool(run: Path) -> list[EnvRecord]:
     path = run / "pools" / "d_env.jsonl"
     if not path.is_file():
         sys.exit(f"{path}: no D_env log (a run directory of train.py with a simulator)")
     try:
-        return read_jsonl_strict(path)
+        return read_pool(path, EnvRecord)
     except DataError as e:
         sys.exit(str(e))
 
@@ -101,7 +102,7 @@ def main(argv: list[str]) -> None:
           "p̂'s variance | families ever in band |")
     print("|---|---|---|---|---|---|---|")
     for run in runs:
-        h = headroom(read_pool(run), alpha, band)
+        h = headroom(read_env_pool(run), alpha, band)
         if not h["attempted"]:
             print(f"| {run.name} | 0 | | | | | |")
             continue
@@ -111,7 +112,7 @@ def main(argv: list[str]) -> None:
         base = Path(args.vs)
         print(f"\n| run − {base.name} | mean p̂ | solved at least once | in band | valid rate |\n|---|---|---|---|---|")
         for run in runs:
-            d = differences(read_pool(run), read_pool(base), alpha, band)
+            d = differences(read_env_pool(run), read_env_pool(base), alpha, band)
             cells = ["–" if v is None else f"{v[0]:+.3f} [{v[1]:+.3f}, {v[2]:+.3f}]"
                      for v in (d["p_hat"], d["solved_once"], d["in_band"], d["valid"])]
             print(f"| {run.name} | " + " | ".join(cells) + " |")

@@ -4,6 +4,7 @@ import json
 
 import pytest
 
+from lightning_genenv.pool_records import EnvRecord
 from tests.bench_scripts import load_bench_script
 from tests.samples import QA_SEED
 
@@ -12,7 +13,7 @@ near_duplicates = load_bench_script("near_duplicates")
 
 def _gen(epoch, question, answer, recorded, source="simulator"):
     text = None if question is None else f'{question}","answer":"{answer}"}}'
-    return {"epoch": epoch, "seed_id": QA_SEED.id, "source": source, "text": text, "novelty": recorded}
+    return EnvRecord(epoch, QA_SEED.id, source, None, None, text, None, None, novelty=recorded)
 
 
 RECORDS = [
@@ -39,7 +40,7 @@ def test_markdown_and_run_files(tmp_path):
     pools = tmp_path / "run" / "pools"
     pools.mkdir(parents=True)
     (pools / "d_train.jsonl").write_text(json.dumps({"task": QA_SEED.to_dict(), "source": "seed"}) + "\n")
-    (pools / "d_env.jsonl").write_text("".join(json.dumps(r) + "\n" for r in RECORDS))
+    (pools / "d_env.jsonl").write_text("".join(json.dumps(r.to_json()) + "\n" for r in RECORDS))
     text = near_duplicates.markdown({"run": near_duplicates.run_table(tmp_path / "run")})
     assert "| run | 0 | 6 | 0.67 | 1 | 1 | 1 | 1 |" in text and "| run | 1 | 1 | 0.00 | 0 | 0 | 0 | 0 |" in text
     (pools / "d_env.jsonl").write_text("not json\n")

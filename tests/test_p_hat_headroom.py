@@ -2,13 +2,15 @@
 
 import pytest
 
+from lightning_genenv.pool_records import EnvRecord
 from tests.bench_scripts import load_bench_script
+from tests.fakes import task
 
 headroom_module = load_bench_script("p_hat_headroom")
 
 
-def _rec(seed_id, p_hat):
-    return {"seed_id": seed_id, "p_hat": p_hat}
+def _rec(seed_id, p_hat, valid=True):
+    return EnvRecord(0, seed_id, "simulator", None, None, None, task(0) if valid else None, None, p_hat=p_hat)
 
 
 def test_headroom_on_hand_computed_records():
@@ -26,10 +28,8 @@ def test_headroom_on_hand_computed_records():
 
 def test_differences_of_two_runs_by_hand():
     # a: p-hat 0.5, 0.5, 0.0 and one invalid generation; b: p-hat 0.0, 0.0, 0.125
-    a = [_rec("a-1", 0.5), _rec("a-2", 0.5), _rec("a-3", 0.0), {"seed_id": "a-4", "p_hat": None, "task": None}]
+    a = [_rec("a-1", 0.5), _rec("a-2", 0.5), _rec("a-3", 0.0), _rec("a-4", None, valid=False)]
     b = [_rec("b-1", 0.0), _rec("b-2", 0.0), _rec("b-3", 0.125)]
-    for r in a[:3] + b:
-        r["task"] = {"id": r["seed_id"]}
     values = headroom_module.task_values(a, alpha=0.5, band=0.1)
     assert values == {"p_hat": [0.5, 0.5, 0.0], "solved_once": [1.0, 1.0, 0.0], "in_band": [1.0, 1.0, 0.0],
                       "valid": [1.0, 1.0, 1.0, 0.0]}

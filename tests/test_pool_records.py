@@ -99,3 +99,18 @@ def test_malformed_lines_are_counted_and_skipped_or_named(tmp_path):
     with pytest.raises(DataError, match=r"d_train.jsonl: .*3 bad_record \(lines 3, 4, 5\)"):
         read_pool(path, TrainRecord)
 
+
+
+def test_the_report_reads_p_hat_per_family_through_the_records(tmp_path):
+    """``report/``'s per-family ``p̂`` comes from the typed records: a malformed line is a note, a newer schema too."""
+    from lightning_genenv.report.runs import load_run
+
+    (tmp_path / "config.yaml").write_text("seed: 0\n")
+    (tmp_path / "pools").mkdir()
+    lines = [EnvRecord.scored(GENERATION, SCORE).to_json(), EnvRecord.scored(INVALID, None).to_json()]
+    _write(tmp_path / "pools" / "d_env.jsonl", [*lines, "not json"])
+    run = load_run(tmp_path)
+    assert run.family_p_hat == {"qa": {3: 0.25}} and run.family_tasks == {"qa": {3: 1}} and run.env_epochs == [3]
+    assert "pools/d_env.jsonl: 1 unreadable line(s) skipped" in run.notes
+    _write(tmp_path / "pools" / "d_env.jsonl", [{**lines[0], VERSION_KEY: SCHEMA_VERSION + 1}])
+    assert any("reads versions up to 1" in note for note in load_run(tmp_path).notes)

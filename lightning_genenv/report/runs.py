@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lightning_genenv.config import ConfigError, load_yaml_mapping
-from lightning_genenv.jsonl import read_jsonl_lenient
+from lightning_genenv.jsonl import Skipped
+from lightning_genenv.pool_records import EnvRecord, NewerSchemaError, read_records
 
 
 class ReportError(Exception):
@@ -158,22 +159,21 @@ def _read_env_pool(run: Run) -> None:
         return
     p_hats: dict[str, dict[int, list[float]]] = defaultdict(lambda: defaultdict(list))
     counts: dict[str, dict[int, int]] = defaultdict(lambda: defaultdict(int))
-    records, skipped = read_jsonl_lenient(pool)
+    skipped = Skipped()
+    try:
+        records = list(read_records(pool, EnvRecord, skipped))
+    except NewerSchemaError as e:
+        run.notes.append(f"{e}: no per-family p̂")
+        return
     epochs, bad = set(), sum(skipped.values())
     for r in records:
-        try:
-            epoch = int(r["epoch"])
-        except (KeyError, TypeError, ValueError):
-            bad += 1
+        epochs.add(r.epoch)
+        if r.task is None or not r.task.family:
             continue
-        epochs.add(epoch)
-        task = r.get("task")
-        if not isinstance(task, dict) or not task.get("family"):
-            continue
-        family = str(task["family"])
-        counts[family][epoch] += 1
-        if r.get("p_hat") is not None:
-            p_hats[family][epoch].append(float(r["p_hat"]))
+        family = str(r.task.family)
+        counts[family][r.epoch] += 1
+        if r.p_hat is not None:
+            p_hats[family][r.epoch].append(float(r.p_hat))
     if bad:
         run.notes.append(f"pools/d_env.jsonl: {bad} unreadable line(s) skipped")
     run.env_epochs = sorted(epochs)
