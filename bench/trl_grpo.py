@@ -20,7 +20,7 @@ Composes ``experiment=base_grpo`` plus the overrides with our own config compose
   ``trainer.max_epochs x agent.num_iterations x data.tasks_per_epoch / (groups_per_step x accumulate)``.
 
 Held-out tasks (our data module's validation set) are scored before and after training through our
-own ``AgentModule.evaluate``: greedy (``val/score``) and ``agent.val_num_generations`` samples at the
+own validation (``AgentModule.validate``): greedy (``val/score``) and ``agent.val_num_generations`` samples at the
 training temperature (``val/reward_mean``), on the engine ``rollout.backend`` resolves to, as
 ``train.py`` resolves it (vLLM when it can run the model, so it scores TRL's model as our run's
 validation scores ours). Both evaluations run after ``trainer.train()``, so that vLLM's engine (which
@@ -155,11 +155,12 @@ def eval_backend(cfg, model) -> str:
 
 
 def evaluator(model, tokenizer, cfg, dm: GenEnvDataModule, backend: str):
-    """A function that runs our validation (``AgentModule.evaluate``) on the held-out tasks with the
+    """A function that runs our validation (``AgentModule.validate``) on the held-out tasks with the
     current weights of ``model``, through one engine of ``backend`` (see :func:`eval_backend`)."""
     from lightning_genenv.agent import AgentModule
     from lightning_genenv.rollout import build_engine
     from lightning_genenv.rollout.players import Rollouts
+    from lightning_genenv.validation import ValidationBatch
 
     from omegaconf import OmegaConf
 
@@ -173,8 +174,7 @@ def evaluator(model, tokenizer, cfg, dm: GenEnvDataModule, backend: str):
     def evaluate() -> dict[str, float]:
         torch.manual_seed(cfg.seed)
         engine.sync()  # the weights (or the adapter's switch) may have changed since the last call
-        metrics, _ = agent.evaluate(dm.val)
-        return metrics
+        return agent.validate(ValidationBatch(dm.val, None), full=False).metrics  # val/* on every task
 
     return evaluate
 

@@ -37,6 +37,7 @@ def main() -> None:
     from lightning_genenv.models import load_from_config
     from lightning_genenv.rollout import choose_backend, describe
     from lightning_genenv.rollout.players import Rollouts
+    from lightning_genenv.validation import ValidationBatch
 
     cfg = compose(args.overrides)
     model, tok = load_from_config(cfg.model, cfg.model.agent)
@@ -60,7 +61,7 @@ def main() -> None:
         if host is not None:  # vLLM: no prefix cached by an earlier pass (a run's weight pushes reset it too)
             host.llm.reset_prefix_cache()
         t0 = time.perf_counter()
-        metrics, _ = agent.evaluate(tasks)
+        metrics = agent.validate(ValidationBatch(tasks, None), full=False).metrics  # val/* on every task
         seconds = time.perf_counter() - t0
         results[name] = {"tasks": len(tasks), "samples_per_task": n, "generations": len(tasks) * (1 + n),
                          "seconds": round(seconds, 1), "val/score": round(metrics["val/score"], 4),

@@ -28,21 +28,18 @@ Logged per step under ``agent/``, in TRL's names: ``reward``, ``reward_std``, ``
 ``entropy`` (the sampled tokens' mean ``-log p``, a Monte Carlo estimate), ``completions/{min,mean,max}_length``,
 ``completions/clipped_ratio``, ``kl``, ``clip_ratio/*``, ``learning_rate`` and ``grad_norm``.
 
-Validation (:meth:`evaluate`) attempts each held-out task greedily (``val/score``, pass or fail) and
-``agent.val_num_generations`` times at the training temperature (``val/reward_mean``, which moves in far smaller
-steps), both per family too. After each epoch but the last it takes the fixed subset ``data.num_val_subset``
-(``val/*``); before the first update (the co-evolution callback, ``trainer.val_before_training``, logged at step
-0) and after the last epoch it takes the whole held-out set (``val_full/*``, and ``val/*`` on its subset, so the
-per-epoch curve never mixes the two). The overall means are torchmetrics
-``MeanMetric`` objects, so under data parallelism they average every rank's tasks.
+Validation is :mod:`lightning_genenv.validation`'s: :meth:`AgentModule.validation_step` calls its
+:class:`~lightning_genenv.validation.HeldOutValidator` with the agent's engine and prompts, logs the result (the
+overall means through torchmetrics ``MeanMetric`` objects, so under data parallelism they average every rank's tasks)
+and returns it to the callbacks.
 
-Deliberately left out: multi-turn episodes and entropy bonuses.
+Deliberately left out: multi-turn episodes, entropy bonuses, and how validation attempts and scores tasks
+(:mod:`lightning_genenv.validation`).
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections import defaultdict
 from typing import Callable
 
 import torch
@@ -53,12 +50,11 @@ from lightning_genenv.losses import group_advantages, grpo_loss, masked_mean, tr
 from lightning_genenv.metrics import batch_metrics
 from lightning_genenv.policy import PolicyModule
 from lightning_genenv.prompts import agent_messages
-from lightning_genenv.reward_funcs import score_attempt
-from lightning_genenv.rollout import SamplingParams, encode_chat
+from lightning_genenv.rollout import encode_chat
 from lightning_genenv.rollout.players import Rollouts
-from lightning_genenv.seed_loading import per_benchmark
 from lightning_genenv.tasks import Task
-from lightning_genenv.values import Group, ValidationBatch, collate_groups
+from lightning_genenv.validation import PER_TASK, HeldOutResult, HeldOutValidator, ValidationBatch
+from lightning_genenv.values import Group, collate_groups
 
 
 def prepared_groups(groups: list[Group], layout: BatchLayout, cfg) -> list[Group]:
@@ -77,11 +73,6 @@ def prepared_groups(groups: list[Group], layout: BatchLayout, cfg) -> list[Group
             for i, g in enumerate(groups)]
 
 
-def _reward_and_reason(task: Task, text: str, cfg) -> tuple[float, str | None]:
-    scored = score_attempt(task, text, cfg)
-    return scored.reward, scored.reason
-
-
 class AgentModule(PolicyModule):
     log_prefix = "agent"
 
@@ -92,7 +83,8 @@ class AgentModule(PolicyModule):
         """``rollouts``: the engines the agent samples with (validation); ``shots_for``: a task's few-shot
         examples; ``is_cap``: the truncated IS correction for an external sampler (vLLM), or None;
         ``trainable=False``: the agent never updates (``curriculum.train_agent``), every epoch's batches
-        are skipped; ``val_seed``: the seed of validation's sampled attempts (:meth:`evaluate`)."""
+        are skipped; ``val_seed``: the seed of validation's sampled attempts
+        (:class:`~lightning_genenv.validation.HeldOutValidator`)."""
         super().__init__(model, tokenizer, cfg.learning_rate, cfg.weight_decay, needs_anchor=cfg.beta > 0,
                          cpu_offload=cpu_offload, max_nonfinite_steps=max_nonfinite_steps)
         self.cfg = cfg
@@ -102,13 +94,10 @@ class AgentModule(PolicyModule):
         self.shots_for = shots_for
         self.is_cap = is_cap
         self.trainable = trainable
-        self.val_seed = val_seed
-        self.val_samples: list[dict] = []  # the last validation's per-task records (evaluate)
-        self.val_metrics: dict[str, float] = {}  # the last validation's (held_out_metrics)
-        # val/score and val/reward_mean (and val_full/*) over every rank's tasks: torchmetrics syncs them at the
-        # epoch's end
-        self.val_means = torch.nn.ModuleDict({k: MeanMetric() for k in
-                                              ("score", "reward_mean", "full_score", "full_reward_mean")})
+        self.validator = HeldOutValidator(cfg, val_seed, self.prompt if shots_for is not None else None)
+        # the overall means (val/score, val/reward_mean..., and val_full/*) over every rank's tasks: torchmetrics
+        # syncs them at the epoch's end
+        self.val_means = torch.nn.ModuleDict({k: MeanMetric() for k in (*PER_TASK, *(f"full_{k}" for k in PER_TASK))})
 
     # ------------------------------------------------------------------ prompts
     @property
@@ -207,48 +196,18 @@ class AgentModule(PolicyModule):
                  batch_size=1)
 
     # ------------------------------------------------------------------ validation
-    def evaluate(self, tasks: list) -> tuple[dict[str, float], list[dict]]:
-        """Greedy ``val/score`` and sampled ``val/reward_mean`` (``val_num_generations`` attempts per task at
-        the training temperature) on ``tasks``, overall and per family (:func:`validation_metrics`); and one
-        record per task: its greedy completion, ``score`` and ``reason``, and its ``sampled_rewards``.
+    def validate(self, batch: ValidationBatch, full: bool) -> HeldOutResult:
+        """The held-out validation of ``batch`` with this agent's engine (``full``: the whole set, else its subset)."""
+        return self.validator.validate(self.engine, batch, full)
 
-        The sampled attempts are seeded (``val_seed``, ``SamplingParams.seed``): the same weights on the same
-        tasks get the same attempts (two arms at step 0, a rerun), and validation leaves the random stream of
-        the training rollouts after it as it was, so how often a run validates does not change its training.
-        The greedy pass runs second and over the tasks in reverse order, so that it starts with the prompts
-        the sampled pass cached last (vLLM evicts the least recently used first). Alone that gained nothing
-        with the old 5% KV cache; the default cache holds the whole set's prompts (BENCHMARKS.md)."""
-        if self.engine is None or self.shots_for is None:
-            raise RuntimeError("AgentModule.evaluate needs started rollouts and shots_for")
-        prompts = [self.prompt(t) for t in tasks]
-        records = [{"task": t.id, "family": t.family} for t in tasks]
-        if self.cfg.val_num_generations:
-            sampled = SamplingParams(n=self.cfg.val_num_generations, temperature=self.cfg.temperature,
-                                     top_p=self.cfg.top_p, max_new_tokens=self.cfg.max_completion_length,
-                                     seed=self.val_seed)
-            for task, record, group in zip(tasks, records, self.engine.generate(prompts, sampled,
-                                                                                desc="val/reward_mean")):
-                record["sampled_rewards"] = [_reward_and_reason(task, s.text, self.cfg)[0] for s in group]
-        greedy = SamplingParams(n=1, greedy=True, max_new_tokens=self.cfg.max_completion_length)
-        attempts = self.engine.generate(prompts[::-1], greedy, desc="val/score")[::-1]
-        for task, record, (sample,) in zip(tasks, records, attempts):
-            score, reason = _reward_and_reason(task, sample.text, self.cfg)
-            record.update(completion=sample.text, score=score, reason=reason)
-        return validation_metrics(records, "val"), records
-
-    def validation_step(self, batch: ValidationBatch, batch_idx: int) -> None:
+    def validation_step(self, batch: ValidationBatch, batch_idx: int) -> HeldOutResult:
         """After the last epoch the whole validation set (``val_full/*``, and ``val/*`` on its subset); after
-        the others only the subset (``val/*``)."""
-        full = self.trainer.current_epoch == self.trainer.max_epochs - 1
-        tasks = batch.tasks
-        if not full and batch.subset is not None:
-            tasks = [t for t in tasks if t.id in batch.subset]
-        _, self.val_samples = self.evaluate(tasks)
-        mark_subset(self.val_samples, batch.subset)
-        self.val_metrics = held_out_metrics(self.val_samples, full)
-        num_tasks = {"val": sum(r["in_subset"] for r in self.val_samples), "val_full": len(self.val_samples)}
-        for name, value in self.val_metrics.items():
-            self._log_validation(name, value, num_tasks[name.split("/", 1)[0]])
+        the others only the subset (``val/*``). Logged here, where Lightning reduces it over ranks; returned to
+        the callbacks (``on_validation_batch_end``'s ``outputs``: the per-task file, the end means)."""
+        result = self.validate(batch, full=self.trainer.current_epoch == self.trainer.max_epochs - 1)
+        for name, value in result.metrics.items():
+            self._log_validation(name, value, result.num_tasks(name))
+        return result
 
     def _log_validation(self, name: str, value: float, num_tasks: int) -> None:
         key = name.replace("/", "_").removeprefix("val_")
@@ -257,36 +216,3 @@ class AgentModule(PolicyModule):
             self.log(name, self.val_means[key], batch_size=num_tasks)
         else:  # per family
             self.log(name, value, batch_size=num_tasks, sync_dist=True)
-
-
-def mark_subset(records: list[dict], subset: frozenset[str] | None) -> None:
-    """Mark each of :meth:`AgentModule.evaluate`'s records ``in_subset``: its task is among ``subset``, the
-    ids validated after each epoch but the last (None: every task is)."""
-    for record in records:
-        record["in_subset"] = subset is None or record["task"] in subset
-
-
-def held_out_metrics(records: list[dict], full: bool) -> dict[str, float]:
-    """``val/*`` on the records marked ``in_subset`` (:func:`mark_subset`) and, when ``full`` (step 0 and the
-    last epoch), ``val_full/*`` on all of them (:func:`validation_metrics`)."""
-    metrics = validation_metrics([r for r in records if r["in_subset"]], "val")
-    return {**validation_metrics(records, "val_full"), **metrics} if full else metrics
-
-
-def validation_metrics(records: list[dict], prefix: str) -> dict[str, float]:
-    """``<prefix>/score`` (greedy, pass or fail) and ``<prefix>/reward_mean`` (the sampled attempts) of
-    :meth:`AgentModule.evaluate`'s per-task records, overall and per family (and per benchmark when a family
-    names one); ``reward_mean`` only when the records have sampled rewards."""
-    metrics: dict[str, float] = {}
-    for name, values in (("score", lambda r: [r["score"]]), ("reward_mean", lambda r: r.get("sampled_rewards"))):
-        by_family = defaultdict(list)
-        for r in records:
-            if values(r) is not None:
-                by_family[r["family"]] += values(r)
-        scores = [s for v in by_family.values() for s in v]
-        if not scores:
-            continue
-        metrics[f"{prefix}/{name}"] = sum(scores) / len(scores)
-        metrics.update({f"{prefix}/{name}/{f}": sum(v) / len(v) for f, v in sorted(by_family.items())})
-        metrics.update({f"{prefix}/{name}/{b}": sum(v) / len(v) for b, v in per_benchmark(by_family).items()})
-    return metrics

@@ -26,7 +26,8 @@ from lightning_genenv.layout import BatchLayout
 from lightning_genenv.prompts import family_examples
 from lightning_genenv.seed_loading import limit_base, load_seeds, validation_subset
 from lightning_genenv.tasks import DataError, Skipped, Task, read_tasks
-from lightning_genenv.values import Group, ValidationBatch, collate_groups
+from lightning_genenv.validation import ValidationBatch
+from lightning_genenv.values import Group, collate_groups
 
 
 class _EpochGroups(Dataset):
@@ -110,6 +111,10 @@ class GenEnvDataModule(L.LightningDataModule):
         """The ids of the per-epoch validation subset (None: it is the whole validation set)."""
         return frozenset(t.id for t in self.val_subset) if len(self.val_subset) < len(self.val) else None
 
+    def validation_batch(self) -> ValidationBatch:
+        """The whole validation set with its subset's ids (the validation picks what to attempt)."""
+        return ValidationBatch(self.val, self.subset_ids)
+
     def val_dataloader(self) -> DataLoader:
-        """One batch: the whole validation set with its subset's ids (the agent picks what to validate)."""
-        return DataLoader([ValidationBatch(self.val, self.subset_ids)], batch_size=None)
+        """One batch: :meth:`validation_batch`."""
+        return DataLoader([self.validation_batch()], batch_size=None)

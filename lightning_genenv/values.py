@@ -3,11 +3,11 @@
 * :class:`Group`: one task's rollout group (``n`` scored completions of one prompt), what the agent
   attempts (:mod:`lightning_genenv.coevolution.attempts`) and trains on;
 * :class:`SimRecord`: one simulator generation with its RWR weight, what the simulator trains on;
-* :class:`ValidationBatch`: the validation set and the ids of its per-epoch subset, what the agent validates;
 * :func:`pad_batch`, :func:`collate_groups`, :func:`collate_generations`: lists of them as padded tensors.
 
 Deliberately left out: where the values come from and where they go (the steps in
-:mod:`lightning_genenv.coevolution`), and the data loaders (:mod:`lightning_genenv.data`,
+:mod:`lightning_genenv.coevolution`), what validation takes and returns (:mod:`lightning_genenv.validation`), and
+the data loaders (:mod:`lightning_genenv.data`,
 :mod:`lightning_genenv.coevolution.simulator_updates`).
 """
 
@@ -84,15 +84,6 @@ def collate_groups(groups: list[Group], pad_id: int, mask_truncated: bool = Fals
     if groups[0].num_items_in_batch is not None:
         batch["num_items_in_batch"] = groups[0].num_items_in_batch
     return batch
-
-
-@dataclass  # not frozen: Lightning's batch transfer rebuilds dataclasses field by field
-class ValidationBatch:
-    """The whole validation set, and the ids of the fixed subset validated after each epoch but the last
-    (``data.num_val_subset``; None: the subset is the whole set)."""
-
-    tasks: list[Task]
-    subset: frozenset[str] | None
 
 
 @dataclass(frozen=True)

@@ -101,34 +101,3 @@ def test_a_frozen_agent_prepares_groups_without_forward_passes(tiny_dir):
     assert frozen.old_logprobs is None and frozen.ref_logprobs is None
     assert frozen.advantages == pytest.approx(trained.advantages)
     assert trained.old_logprobs is not None and trained.ref_logprobs is not None and trained.advantages[0] > 0
-
-
-def test_validation_metrics_by_hand():
-    """Greedy scores average per task, sampled rewards per sample; per family; no sampled rewards: no reward_mean."""
-    from lightning_genenv.agent import validation_metrics
-
-    records = [{"task": "a", "family": "weather", "score": 1.0, "sampled_rewards": [1.0, 0.0, 0.0, 1.0]},
-               {"task": "b", "family": "weather", "score": 0.0, "sampled_rewards": [0.0, 0.0, 0.0, 0.0]},
-               {"task": "c", "family": "qa_arith", "score": 1.0, "sampled_rewards": [1.0, 1.0, 1.0, 0.0]}]
-    m = validation_metrics(records, "val_full")
-    assert m["val_full/score"] == pytest.approx(2 / 3) and m["val_full/reward_mean"] == pytest.approx(5 / 12)
-    assert m["val_full/score/weather"] == 0.5 and m["val_full/reward_mean/weather"] == 0.25
-    assert m["val_full/reward_mean/qa_arith"] == 0.75
-    greedy_only = validation_metrics([{k: v for k, v in r.items() if k != "sampled_rewards"} for r in records], "val")
-    assert set(greedy_only) == {"val/score", "val/score/weather", "val/score/qa_arith"}
-    assert validation_metrics([], "val") == {}
-
-
-def test_held_out_metrics_split_the_subset_from_the_whole_set():
-    """``val/*`` on the tasks marked in the subset, ``val_full/*`` on all of them only when ``full``; no subset
-    (None) marks every task."""
-    from lightning_genenv.agent import held_out_metrics, mark_subset
-
-    records = [{"task": "a", "family": "weather", "score": 1.0}, {"task": "b", "family": "weather", "score": 0.0}]
-    mark_subset(records, {"a"})
-    assert [r["in_subset"] for r in records] == [True, False]
-    assert held_out_metrics(records, full=False) == {"val/score": 1.0, "val/score/weather": 1.0}
-    whole = held_out_metrics(records, full=True)
-    assert whole["val/score"] == 1.0 and whole["val_full/score"] == 0.5 and whole["val_full/score/weather"] == 0.5
-    mark_subset(records, None)
-    assert held_out_metrics(records, full=False)["val/score"] == 0.5

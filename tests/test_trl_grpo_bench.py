@@ -1,7 +1,7 @@
 """bench/trl_grpo.py: TRL's GRPOTrainer trains on our base tasks with our settings.
 
 On the tiny model (the second test, slow): two optimizer steps of TRL's own training loop (generation, our reward, loss,
-AdamW), held-out evaluation through our ``AgentModule.evaluate`` before and after, and the JSON it
+AdamW), held-out evaluation through our ``AgentModule.validate`` before and after, and the JSON it
 writes; its step count is ours, taken from our data module's batches.
 """
 

@@ -12,43 +12,31 @@ Every rank takes part, under single, DDP and FSDP alike: each generates for its 
 the items, in lock step (equal generate calls on every rank, which FSDP's sharded weights need),
 and the scored results are gathered as JSON, so every rank computes the same summary. Rank 0 logs.
 
+The loading and scoring are :mod:`lightning_genenv.validation`'s (:func:`~lightning_genenv.validation.score_benchmarks`
+returns the summaries); this callback decides when, and logs them.
+
 Deliberately left out: the Bamboogle judge (it makes network calls; use ``evaluate.py`` for it) and
 load balancing by prompt length (shares are equal in count, not in tokens).
 """
 
 from __future__ import annotations
 
-import json
-from collections import Counter
-from dataclasses import asdict
 from pathlib import Path
 
 import lightning as L
 
-from lightning_genenv.benchmarks import BENCHMARKS, BenchItem, BenchmarkDataError, ItemResult
-from lightning_genenv.benchmarks.runner import Record, context_length, numeric, run_items, select, summary
+from lightning_genenv.benchmarks import BenchmarkDataError
+from lightning_genenv.benchmarks.eval_config import default_data_root
+from lightning_genenv.benchmarks.runner import context_length
 from lightning_genenv.coevolution import log_metrics, logs_by_epoch
-from lightning_genenv.distributed import gather, shard
+from lightning_genenv.validation import BenchmarkScores, load_benchmark_items, score_benchmarks
 
 
 class BenchmarkValidation(L.Callback):
-    def __init__(self, names: list[str], data_root: str | Path, limit: int | None = 32,
+    def __init__(self, names: list[str], data_root: str | Path, limit: int | None,
                  heldout_for: str | None = None, by_epoch: bool = False):
-        unknown = [n for n in names if n not in BENCHMARKS]
-        if unknown:
-            raise BenchmarkDataError(f"trainer.val_benchmarks: unknown {unknown}; valid: {sorted(BENCHMARKS)}")
-        self.items: dict[str, list[BenchItem]] = {}
-        for name in names:
-            bench = BENCHMARKS[name]
-            items = bench.load(Path(data_root) / bench.subdir, Counter())
-            if name == heldout_for:  # the run trains on this benchmark's train part
-                from lightning_genenv.benchmarks.train_seeds import heldout_items
-
-                items = heldout_items(name, items)
-            if not items:
-                raise BenchmarkDataError(f"trainer.val_benchmarks: {name} has no usable items under {data_root}")
-            self.items[name] = select(items, limit)
-        self.last: dict[str, dict] = {}  # name -> the latest summary
+        self.items = load_benchmark_items(names, data_root, limit, heldout_for)
+        self.last = BenchmarkScores({})  # the latest summaries
         self.validated_epoch: int | None = None  # the last epoch whose validation scored the benchmarks
         self.by_epoch = by_epoch  # log at the epoch, for an agent that never steps (coevolution.logs_by_epoch)
 
@@ -69,13 +57,12 @@ class BenchmarkValidation(L.Callback):
 
     def metrics(self) -> dict[str, float]:
         """The latest scores as ``val_bench/<name>/<key>`` (``summary.json``)."""
-        return {f"val_bench/{name}/{key}": value for name, result in self.last.items()
-                for key, value in numeric(result).items()}
+        return self.last.metrics()
 
     def _score(self, agent) -> dict[str, float]:
-        for name, items in self.items.items():
-            self.last[name] = summary(BENCHMARKS[name], self.evaluate(name, items, agent))
-        return self.metrics()
+        self.last = score_benchmarks(self.items, agent.engine, agent.tokenizer,
+                                     context_length(agent.model, agent.tokenizer))
+        return self.last.metrics()
 
     def state_dict(self) -> dict:
         return {"validated_epoch": self.validated_epoch}
@@ -83,26 +70,12 @@ class BenchmarkValidation(L.Callback):
     def load_state_dict(self, state: dict) -> None:
         self.validated_epoch = state.get("validated_epoch")
 
-    @staticmethod
-    def evaluate(name: str, items: list[BenchItem], agent) -> list[Record]:
-        """Every item's record, on every rank; each rank generates for its share only."""
-        bench = BENCHMARKS[name]
-        local = run_items(bench, shard(items), agent.engine, agent.tokenizer, bench.max_new_tokens,
-                          context_length(agent.model, agent.tokenizer), desc=f"val {name}", lockstep=True)
-        encoded = [{"result": asdict(r.result), "output": r.output, "prompt_tokens": r.prompt_tokens,
-                    "truncated": r.truncated} for r in local]
-        everyone = gather(json.loads(json.dumps(encoded, default=str)))  # in the order of items
-        return [Record(item, ItemResult(**x["result"]), "", x["output"], x["prompt_tokens"], x["truncated"])
-                for item, x in zip(items, everyone)]
-
 
 def from_config(cfg) -> list[L.Callback]:
     """The validation hook for ``cfg.trainer``, or nothing when ``val_benchmarks`` is empty."""
     t = cfg.trainer
     if not t.val_benchmarks:
         return []
-    from lightning_genenv.benchmarks.eval_config import default_data_root
-
     root = t.benchmarks_root or default_data_root()
     if root is None or not Path(root).is_dir():
         raise BenchmarkDataError(f"trainer.benchmarks_root={root}: directory not found "

@@ -6,27 +6,22 @@ validation covers the whole set (the agent's ``validation_step``); when the last
 (``trainer.max_epochs`` not a multiple of ``trainer.val_every_n_epochs``) its ``on_train_epoch_end`` validates the
 whole set, logged the same way (``val_full/*`` and ``val/*``, so a run of any length ends with its end score in both),
 and after a stop before ``max_epochs`` ``on_train_end`` does, unless the agent never updates
-(``curriculum.train_agent=false``: its end is its start). Each validation's per-task
-records go to ``<run_dir>/validation/`` (:func:`~lightning_genenv.coevolution.write_validation`). ``held_out``,
-the whole set's overall means at the start and the end, is in this callback's checkpoint state and in
-``summary.json``.
+(``curriculum.train_agent=false``: its end is its start). Each validation's result (the agent's ``validation_step``
+returns it: ``outputs`` of ``on_validation_batch_end``) goes to ``<run_dir>/validation/``
+(:func:`~lightning_genenv.validation.write_per_task`). ``held_out``, the whole set's overall means at the start and
+the end, is in this callback's checkpoint state and in ``summary.json``.
 
-Deliberately left out: the validation after each epoch (the agent's ``validation_step``, on the subset) and
-its timer (the co-evolution callback's epoch timers).
+Deliberately left out: how a validation attempts and scores (:mod:`lightning_genenv.validation`), the logging of
+the epochs' own validations (the agent's ``validation_step``) and their timer (the co-evolution callback's epoch
+timers).
 """
 
 from __future__ import annotations
 
 import lightning as L
 
-from lightning_genenv.agent import held_out_metrics, mark_subset
-from lightning_genenv.coevolution import Timers, log_metrics, logs_by_epoch, write_validation
-
-
-def _overall(metrics: dict[str, float]) -> dict[str, float]:
-    """``val_full/score`` and ``val_full/reward_mean`` of a validation's metrics, by their short names."""
-    return {k.removeprefix("val_full/"): v for k, v in metrics.items()
-            if k.count("/") == 1 and k.startswith("val_full/")}
+from lightning_genenv.coevolution import Timers, log_metrics, logs_by_epoch
+from lightning_genenv.validation import HeldOutResult, write_per_task
 
 
 class HeldOutValidation(L.Callback):
@@ -40,20 +35,22 @@ class HeldOutValidation(L.Callback):
         if not self.cfg.trainer.val_before_training or trainer.global_step > 0:
             return
         timers = Timers()
-        records = self._validate_whole(agent, timers)
-        metrics = held_out_metrics(records, full=True)  # val_full/*, and val/* on the per-epoch subset
-        self.held_out["start"] = _overall(metrics)
+        result = self._validate_whole(agent, timers)  # val_full/*, and val/* on the per-epoch subset
+        self.held_out["start"] = result.overall()
         if trainer.is_global_zero:
-            write_validation(self.cfg.run_dir, "step0", records)
-        log_metrics(trainer, {**metrics, **timers.metrics()}, epoch=-1, by_epoch=self.by_epoch)  # before epoch 0
+            write_per_task(self.cfg.run_dir, "step0", result)
+        log_metrics(trainer, {**result.metrics, **timers.metrics()}, epoch=-1, by_epoch=self.by_epoch)  # before epoch 0
 
-    def on_validation_epoch_end(self, trainer, agent) -> None:
+    def on_validation_batch_end(self, trainer, agent, outputs: HeldOutResult, batch, batch_idx: int,
+                                dataloader_idx: int = 0) -> None:
+        """An epoch's own validation, as ``validation_step`` returned it: its per-task file, and the end means when
+        it took the whole set (the last epoch's)."""
         if trainer.sanity_checking:
             return
-        if overall := _overall(agent.val_metrics):  # the last epoch's: the whole set
+        if overall := outputs.overall():
             self.held_out["end"] = overall
         if trainer.is_global_zero:
-            write_validation(self.cfg.run_dir, f"epoch-{trainer.current_epoch}", agent.val_samples)
+            write_per_task(self.cfg.run_dir, f"epoch-{trainer.current_epoch}", outputs)
 
     def on_train_epoch_end(self, trainer: L.Trainer, agent) -> None:
         """After the last epoch, when it did not validate: the whole validation set, logged as that epoch's
@@ -71,19 +68,16 @@ class HeldOutValidation(L.Callback):
         if "end" in self.held_out or not self.cfg.curriculum.train_agent:
             return
         timers = Timers()
-        records = self._validate_whole(agent, timers)
-        metrics = held_out_metrics(records, full=True)
-        self.held_out["end"] = _overall(metrics)
+        result = self._validate_whole(agent, timers)
+        self.held_out["end"] = result.overall()
         if trainer.is_global_zero:
-            write_validation(self.cfg.run_dir, "end", records)
-        log_metrics(trainer, {**metrics, **timers.metrics()}, epoch=epoch, by_epoch=self.by_epoch)
+            write_per_task(self.cfg.run_dir, "end", result)
+        log_metrics(trainer, {**result.metrics, **timers.metrics()}, epoch=epoch, by_epoch=self.by_epoch)
 
-    def _validate_whole(self, agent, timers: Timers) -> list[dict]:
-        """The whole validation set's per-task records, each marked ``in_subset`` (data.num_val_subset)."""
+    def _validate_whole(self, agent, timers: Timers) -> HeldOutResult:
+        """The whole validation set, each task marked ``in_subset`` (data.num_val_subset), timed."""
         with timers.phase("validation"):
-            _, records = agent.evaluate(self.dm.val)
-        mark_subset(records, self.dm.subset_ids)
-        return records
+            return agent.validate(self.dm.validation_batch(), full=True)
 
     def state_dict(self) -> dict:
         return {"held_out": self.held_out}

@@ -36,11 +36,10 @@ from lightning_genenv.coevolution.telemetry import (
     logs_by_epoch,
     new_task_metrics,
     rollout_metrics,
-    write_validation,
 )
 from lightning_genenv.pool_records import TaskScore
 
 __all__ = ["Attempts", "BatchPlan", "Curriculum", "EpochAgent", "EpochResult", "LatestResults", "MetricsListener",
            "NewTasks", "NoSource", "SimulatorSource", "SimulatorUpdates", "StaticSource", "TaskScore", "Timers",
            "attempt", "family_results", "log_metrics", "logs_by_epoch", "log_samples", "new_task_metrics", "plan_batch",
-           "rollout_metrics", "base_order_rng", "run_epoch", "score_tasks", "task_source", "write_validation"]
+           "rollout_metrics", "base_order_rng", "run_epoch", "score_tasks", "task_source"]

@@ -8,12 +8,11 @@
   this epoch (``sim/*``);
 * :func:`log_metrics` and :func:`log_samples`: to the agent's logger, on rank 0 only; samples and the
   ``p̂`` histogram only where the logger can take them (TensorBoard). :func:`log_metrics` then hands what it logged
-  to the trainer's callbacks that are a :class:`MetricsListener` (the console's epoch line reads them there);
-* :func:`write_validation`: each validation's per-task scores, ``<run_dir>/validation/<name>.jsonl``, so
-  that two runs can be compared task by task (paired) after the fact.
+  to the trainer's callbacks that are a :class:`MetricsListener` (the console's epoch line reads them there).
 
-Deliberately left out: the per-step training metrics (the modules log those themselves) and the
-console's epoch summary (:mod:`lightning_genenv.callbacks.console`).
+Deliberately left out: the per-step training metrics (the modules log those themselves), the
+console's epoch summary (:mod:`lightning_genenv.callbacks.console`) and validation's per-task files
+(:func:`lightning_genenv.validation.write_per_task`).
 """
 
 from __future__ import annotations
@@ -29,7 +28,6 @@ from lightning_genenv.generation import GeneratedTask
 from lightning_genenv.metrics import frac_reward_all_zero, group_reward_stats, mean
 from lightning_genenv.pool_records import TaskScore
 from lightning_genenv.reward_funcs import reward_metrics
-from lightning_genenv.tasks import write_jsonl_atomic
 from lightning_genenv.values import Group
 
 # The phase timers' clock: wall time, or the process's CPU time (steadier on a shared machine) where the
@@ -174,13 +172,6 @@ def log_samples(trainer, records: list[GeneratedTask], scores: list[TaskScore | 
     for g in groups[:k]:
         writer.add_text("samples/agent", _md(f"{g.task.id}: {g.task.question} | rewards {g.rewards}",
                                              "\n---\n".join(g.texts)), step)
-
-
-def write_validation(run_dir, name: str, records: list[dict]) -> None:
-    """``records`` (one per held-out task: greedy completion, score and reason, sampled rewards) as
-    ``<run_dir>/validation/<name>.jsonl``, through a temp file, fsync and rename."""
-    if run_dir is not None and records:
-        write_jsonl_atomic(os.path.join(run_dir, "validation", f"{name}.jsonl"), records)
 
 
 def _md(title: str, body: str) -> str:
