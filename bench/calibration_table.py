@@ -1,12 +1,15 @@
 """The curves of calibrated-solver runs (``experiment=calibrated``) as tables, and the curriculum bar.
 
     python bench/calibration_table.py RUN_DIR [RUN_DIR ...] [--paired TRAINED:UNTRAINED ...] [--epochs 5-10]
+    python bench/calibration_table.py --summary RUN_DIR [RUN_DIR ...]
 
 Per run, from its ``calibration.jsonl``: each epoch's mean success ``p̄`` (``curriculum/p_hat_mean``), ``|p̄ - α|``,
 the mean ``|p̂ - α|``, the in-band fraction (the attainable band), the valid and near-duplicate rates and the mean
 difficulty ``d`` against ``d₀``; then whether the run meets the bar (``|p̄ - α| <= 0.1`` at the last epoch).
 ``--paired A:B`` pairs runs (trained, untrained of the same seed) and states the difference of the mean ``|p̂ - α|``
 over ``--epochs`` with its 95% interval over the pairs (:func:`lightning_genenv.report.stats.paired_difference`).
+``--summary`` groups the runs by setting over their seeds instead, one row each, with both halves of the bar
+(:mod:`lightning_genenv.report.calibration`).
 
 Deliberately left out: plots (TensorBoard shows ``tb/calibration``).
 """
@@ -18,6 +21,7 @@ import statistics
 from pathlib import Path
 
 from lightning_genenv.jsonl import read_jsonl_strict
+from lightning_genenv.report.calibration import read_run, summary_table
 from lightning_genenv.report.stats import paired_difference
 
 COLUMNS = [("p̄", "curriculum/p_hat_mean"), ("|p̄-α|", "curriculum/p_hat_mean_error"),
@@ -59,7 +63,12 @@ def main(argv: list[str] | None = None) -> str:
     parser.add_argument("--paired", nargs="*", default=[], help="TRAINED:UNTRAINED run directories")
     parser.add_argument("--epochs", default="5-10", help="the epochs (1-based, inclusive) the paired mean covers")
     parser.add_argument("--metric", default="curriculum/p_hat_abs_error")
+    parser.add_argument("--summary", action="store_true", help="one row per setting over its seeds, with the bar")
     args = parser.parse_args(argv)
+    if args.summary:
+        text = summary_table([read_run(run) for run in args.runs])
+        print(text)
+        return text
     out = [table(run) for run in args.runs]
     if args.paired:
         first, last = (int(x) for x in args.epochs.split("-"))

@@ -58,3 +58,13 @@ def test_a_directory_that_is_not_a_calibrated_run_is_refused_in_one_line(tmp_pat
     (tmp_path / "calibration.jsonl").write_text("")
     with pytest.raises(SystemExit, match="lacks"):
         read_run(tmp_path)
+
+
+def test_the_bench_script_summarizes_run_directories_by_setting(tmp_path, capsys):
+    from tests.bench_scripts import load_bench_script
+
+    for seed, last in ((0, 0.05), (1, 0.2)):
+        _run(tmp_path, f"s{seed}", [0.4, last], seed=seed)
+    text = load_bench_script("calibration_table").main(["--summary", str(tmp_path / "s0"), str(tmp_path / "s1")])
+    assert "| grpo (lr 0.0005), α = 0.5, d₀ = 2 | 0, 1 | 2, 2 | 0.400 / 0.400 | 0.050 / 0.200 |" in text
+    assert text.rstrip().endswith("misses (≤ 0.1 at the last epoch) |") and capsys.readouterr().out.strip() == text
