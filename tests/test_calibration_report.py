@@ -35,6 +35,7 @@ def test_runs_of_one_setting_group_by_seed_and_the_trained_half_needs_every_seed
     assert s05.meets() and not s02.meets()  # 0.2 at its last epoch
     assert settings([a, _run(tmp_path, "d", [0.4, 0.12], seed=2)])[0].meets() is False  # one seed outside the bar
     assert len(settings([a, _run(tmp_path, "e", [0.4, 0.1], learning_rate=2e-3)])) == 2  # another setting
+    assert settings([_run(tmp_path, "f", [0.4, 0.8 - 0.7])])[0].meets()  # 0.10000000000000009: on the bar
 
 
 def test_the_never_trained_half_reads_its_mean_distance_over_epochs_two_on(tmp_path):

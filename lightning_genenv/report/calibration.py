@@ -26,6 +26,7 @@ from lightning_genenv.jsonl import read_jsonl_strict
 BAR = 0.1  # |p-bar - alpha| a trained simulator must reach by its last epoch
 UNTRAINED_BAR = 0.25  # the distance from alpha the never-trained simulator must keep
 ERROR = "curriculum/p_hat_mean_error"  # |p-bar - alpha| of an epoch
+EPS = 1e-9  # p-bar is a ratio of counts: 0.8 - 0.7 must meet a bar of 0.1
 TAIL = 5  # the first (1-based) epoch of the late-epochs mean, a less noisy view than the last epoch alone
 
 
@@ -103,8 +104,8 @@ class Setting:
         """A trained setting: every seed within :data:`BAR` at its last epoch. Never trained: every seed at least
         :data:`UNTRAINED_BAR` away on average over epochs 2 on."""
         if self.runs[0].trained:
-            return all(e <= BAR for e in self.last())
-        return all(e >= UNTRAINED_BAR for e in self.later_mean())
+            return all(e <= BAR + EPS for e in self.last())
+        return all(e >= UNTRAINED_BAR - EPS for e in self.later_mean())
 
 
 def settings(runs: list[CalibratedRun]) -> list[Setting]:
