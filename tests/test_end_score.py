@@ -32,7 +32,7 @@ def test_the_end_score_is_logged_printed_and_reported(epochs, tiny_sft_dir, tmp_
         series = run.series(tag)
         assert sorted(series) == [-1, last], (tag, series)
         assert series[last] == pytest.approx(sum(scores) / len(scores), abs=1e-6), tag
-        assert _first_last_cell([run], tag).endswith(f"(epochs -1→{last})")
+        assert _first_last_cell([run], tag).endswith(f"(epochs 0→{epochs})")  # the console's count
     lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith(f"epoch {epochs}/{epochs} ")]
     assert len(lines) == 1 and f"val/score {run.series('val/score')[last]:.3f} " in lines[0], lines
     summary = json.loads((out / "summary.json").read_text())

@@ -41,7 +41,7 @@ def _first_last_cell(runs: list[Run], tag: str) -> str:
     last = fmt_spread([p[1][1] for p in pairs])
     if len(runs) == 1:
         (e0, _), (e1, _) = pairs[0]
-        return f"{first} → {last} (epochs {e0}→{e1})"
+        return f"{first} → {last} (epochs {e0 + 1}→{e1 + 1})"  # counted as the console counts: 0 before training
     missing = f" ({len(pairs)}/{len(runs)} runs)" if len(pairs) < len(runs) else ""
     return f"{first} → {last}{missing}"
 
@@ -100,8 +100,9 @@ def write_markdown(groups: list[Group], runs: list[Run], out: Path, plots: list[
     lines = ["# GenEnv run report", ""]
     lines += ["Scalars are read from each run's TensorBoard event files (`tb/agent`, `tb/simulator`); "
               "per-family p̂ from `pools/d_env.jsonl`. \"first → last\" are each run's first and last "
-              "logged epoch; with several seeds a cell is `mean ± sd` over seeds (sample standard "
-              "deviation). \"p̂ toward α\" is `|p̂_last - α| < |p̂_first - α|`.", ""]
+              "logged epoch, counted from 1 as the console counts them (epoch 0: before training); with several "
+              "seeds a cell is `mean ± sd` over seeds (sample standard deviation). "
+              "\"p̂ toward α\" is `|p̂_last - α| < |p̂_first - α|`.", ""]
 
     lines += ["## Runs", "", "| run | group | seed | epochs | agent steps | wall time (s) | path |",
               "|---|---|---|---|---|---|---|"]
