@@ -58,7 +58,7 @@ import torch  # noqa: E402
 
 from lightning_genenv.config import compose  # noqa: E402
 from lightning_genenv.data import GenEnvDataModule  # noqa: E402
-from lightning_genenv.layout import BatchLayout  # noqa: E402
+from lightning_genenv.batch_layout import BatchLayout  # noqa: E402
 from lightning_genenv.models import load_causal_lm  # noqa: E402
 from lightning_genenv.prompts import agent_messages  # noqa: E402
 from lightning_genenv.rewards import agent_reward  # noqa: E402

@@ -45,7 +45,7 @@ from typing import Callable
 import torch
 from torchmetrics import MeanMetric
 
-from lightning_genenv.layout import BatchLayout
+from lightning_genenv.batch_layout import BatchLayout
 from lightning_genenv.losses import group_advantages, grpo_loss, masked_mean, truncated_is_weights
 from lightning_genenv.metrics import batch_metrics
 from lightning_genenv.policy import PolicyModule

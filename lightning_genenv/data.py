@@ -5,7 +5,7 @@ The base seeds and the validation tasks come from :func:`lightning_genenv.seed_l
 the static task set (GenEnv-Static, an offline teacher) from :meth:`GenEnvDataModule.load_static`.
 The agent's batches are this epoch's rollout groups, which
 :class:`lightning_genenv.callbacks.coevolution.CoEvolutionCallback` hands over with
-:meth:`~GenEnvDataModule.set_epoch_groups`, in the order of the :class:`~lightning_genenv.layout.BatchLayout`
+:meth:`~GenEnvDataModule.set_epoch_groups`, in the order of the :class:`~lightning_genenv.batch_layout.BatchLayout`
 for this rank; the dataset has a fixed length (``tasks_per_epoch / world_size x num_iterations`` groups
 per rank), so Lightning's batch count never goes stale while the contents change each epoch.
 
@@ -22,7 +22,7 @@ from pathlib import Path
 import lightning as L
 from torch.utils.data import DataLoader, Dataset
 
-from lightning_genenv.layout import BatchLayout
+from lightning_genenv.batch_layout import BatchLayout
 from lightning_genenv.prompts import family_examples
 from lightning_genenv.seed_loading import limit_base, load_seeds, validation_subset
 from lightning_genenv.tasks import DataError, Skipped, Task, read_tasks

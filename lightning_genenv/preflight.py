@@ -64,7 +64,7 @@ def data_problems(cfg) -> tuple[list[str], Skipped]:
             dm.load_static(cfg.curriculum.static_path)
         except (DataError, FileNotFoundError) as e:
             problems.append(str(e))
-    from lightning_genenv.layout import BatchLayout
+    from lightning_genenv.batch_layout import BatchLayout
 
     layout = BatchLayout.from_config(cfg.data, cfg.agent, cfg.trainer.accumulate_grad_batches, processes(cfg.strategy))
     if problem := layout.problem(cfg.data.seeds_per_epoch, len(dm.base)):

@@ -10,7 +10,7 @@ One :class:`Engine` per engine in :data:`ENGINES`; everything that depends on wh
 * the capabilities: whether its samples carry their log-probs, whether its weights are a copy pushed after each
   update, the importance-sampling correction the agent's loss applies to its samples
   (:func:`lightning_genenv.rollout.players.importance_sampling_cap`), and whether it claims a fraction of the
-  device (the memory estimate, :mod:`lightning_genenv.memory`).
+  device (the memory estimate, :mod:`lightning_genenv.memory_estimate`).
 
 Like :mod:`lightning_genenv.objectives`, the registry names each engine's code by ``"module:function"`` strings,
 imported when used, so that the config schema reads the names without torch or vLLM.

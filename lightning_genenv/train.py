@@ -30,6 +30,7 @@ from omegaconf import OmegaConf
 
 from lightning_genenv import stopping
 from lightning_genenv.agent import AgentModule
+from lightning_genenv.batch_layout import BatchLayout
 from lightning_genenv.callbacks import benchmarks as benchmark_validation
 from lightning_genenv.callbacks import hf_checkpoints
 from lightning_genenv.callbacks.coevolution import CoEvolutionCallback
@@ -49,9 +50,8 @@ from lightning_genenv.config.resume import (
 )
 from lightning_genenv.data import GenEnvDataModule
 from lightning_genenv.distributed import StopAllRanks, failure_line, write_rank_report
-from lightning_genenv.layout import BatchLayout
 from lightning_genenv.loggers import close_loggers, make_logger, require_logger
-from lightning_genenv.memory import run_estimate
+from lightning_genenv.memory_estimate import run_estimate
 from lightning_genenv.models import ModelUnavailable, export_hf, load_from_config
 from lightning_genenv.policy import NonFiniteError
 from lightning_genenv.pools import PoolError

@@ -61,7 +61,7 @@ def test_an_external_samplers_gap_becomes_a_capped_is_weight_and_the_ratio_start
     """vLLM's log-probs with a known offset below the trainer's: prepare_groups recomputes the old log-probs
     with the trainer (num_iterations = 1 too), so the PPO ratio is 1 at the first step and the gap is the
     importance weight exp(offset), truncated at the cap (2)."""
-    from lightning_genenv.layout import BatchLayout
+    from lightning_genenv.batch_layout import BatchLayout
 
     torch.manual_seed(0)
     model, tok = load_causal_lm(tiny_dir)
@@ -89,7 +89,7 @@ def test_an_external_samplers_gap_becomes_a_capped_is_weight_and_the_ratio_start
 def test_a_frozen_agent_prepares_groups_without_forward_passes(tiny_dir):
     """experiment=frozen_agent: the old and reference log-probs are never read, so they are not computed
     (with vLLM's correction on they cost a policy and a reference forward per group every epoch)."""
-    from lightning_genenv.layout import BatchLayout
+    from lightning_genenv.batch_layout import BatchLayout
 
     model, tok = load_causal_lm(tiny_dir)
     cfg = compose(["model=tiny", "agent.beta=0.5", "agent.num_iterations=2", "agent.num_generations=2"]).agent

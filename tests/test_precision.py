@@ -14,8 +14,8 @@ import pytest
 import torch
 from lightning.pytorch.plugins import MixedPrecision
 
+from lightning_genenv.batch_layout import BatchLayout
 from lightning_genenv.config import ConfigError, TrainerConfig, compose
-from lightning_genenv.layout import BatchLayout
 from lightning_genenv.models import load_causal_lm
 from lightning_genenv.rollout import HFEngine, SamplingParams
 from lightning_genenv.values import Group, collate_groups

@@ -15,7 +15,7 @@ from safetensors.torch import load_file
 from transformers import AutoModelForCausalLM, Qwen2Config
 
 from lightning_genenv.config import compose
-from lightning_genenv.memory import GIB, PlayerSize, config_estimate, estimate_memory, player_size
+from lightning_genenv.memory_estimate import GIB, PlayerSize, config_estimate, estimate_memory, player_size
 from lightning_genenv.models import load_from_config
 from tests.fakes import agent_module
 

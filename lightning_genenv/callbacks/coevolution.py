@@ -21,11 +21,11 @@ import lightning as L
 from lightning.fabric.utilities.seed import seed_everything
 from lightning.pytorch.utilities import rank_zero_warn
 
+from lightning_genenv.batch_layout import epoch_seed
 from lightning_genenv.coevolution import log_metrics, log_samples, logs_by_epoch
 from lightning_genenv.coevolution.checkpoint import restore_rng, rng_state, save_last
 from lightning_genenv.coevolution.loop import CoEvolution, EpochInProgress
 from lightning_genenv.distributed import world
-from lightning_genenv.layout import epoch_seed
 
 
 class CoEvolutionCallback(L.Callback):

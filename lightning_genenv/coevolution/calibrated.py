@@ -26,13 +26,13 @@ from pathlib import Path
 
 from lightning.fabric.utilities.seed import seed_everything
 
+from lightning_genenv.batch_layout import epoch_seed
 from lightning_genenv.coevolution.curriculum import score_tasks
 from lightning_genenv.coevolution.results import LatestResults, family_results
 from lightning_genenv.coevolution.simulator_updates import OneEpochPerFit, SimulatorUpdates
 from lightning_genenv.coevolution.sources import SimulatorSource
 from lightning_genenv.coevolution.telemetry import new_task_metrics
 from lightning_genenv.data import GenEnvDataModule
-from lightning_genenv.layout import epoch_seed
 from lightning_genenv.loggers import close_loggers, make_logger
 from lightning_genenv.metrics import mean
 from lightning_genenv.models import export_hf, load_from_config

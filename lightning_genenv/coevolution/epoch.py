@@ -12,7 +12,7 @@
    the setting (GenEnv, Random, Static, plain GRPO) train on the same base tasks in the same order,
    one a prefix of the other (paired);
 6. ``groups``: the batch, prepared by the agent's :meth:`~EpochAgent.prepare_groups` (advantages, old and
-   reference log-probs) for the epoch's :class:`~lightning_genenv.layout.BatchLayout`.
+   reference log-probs) for the epoch's :class:`~lightning_genenv.batch_layout.BatchLayout`.
 
 It returns :class:`EpochResult`, every value the epoch made, and changes nothing it is given but the
 epoch's RNG (and the engines' own sampling state): the caller commits the new pool records and
@@ -28,12 +28,12 @@ import random
 from dataclasses import dataclass
 from typing import Protocol
 
+from lightning_genenv.batch_layout import BatchLayout, epoch_seed
 from lightning_genenv.coevolution.attempts import attempt
 from lightning_genenv.coevolution.curriculum import Curriculum, score_tasks
 from lightning_genenv.coevolution.results import family_results
 from lightning_genenv.coevolution.sources import NewTasks
 from lightning_genenv.coevolution.telemetry import Timers, new_task_metrics, rollout_metrics
-from lightning_genenv.layout import BatchLayout, epoch_seed
 from lightning_genenv.objectives import make_objective
 from lightning_genenv.objectives.shaping import Shaping
 from lightning_genenv.pool_records import EnvRecord, TrainRecord

@@ -27,12 +27,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lightning_genenv import stopping
+from lightning_genenv.batch_layout import epoch_seed
 from lightning_genenv.coevolution.epoch import EpochAgent, EpochResult, base_order_rng, run_epoch
 from lightning_genenv.coevolution.run_state import RunState, check_setup
 from lightning_genenv.coevolution.simulator_updates import SimulatorUpdates
 from lightning_genenv.coevolution.sources import task_source
 from lightning_genenv.coevolution.telemetry import Timers
-from lightning_genenv.layout import epoch_seed
 from lightning_genenv.values import Group, SimRecord
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal, Optional
 
+from lightning_genenv.batch_layout import SEED_STRIDE, BatchLayout
 from lightning_genenv.config.checks import (  # noqa: F401  (re-exported: the schema's names)
     MAX_COUNT,
     SEED_MAX,
@@ -28,7 +29,6 @@ from lightning_genenv.config.checks import (  # noqa: F401  (re-exported: the sc
     check_file,
     within,
 )
-from lightning_genenv.layout import SEED_STRIDE, BatchLayout
 from lightning_genenv.objectives import GROUP_OBJECTIVES, OBJECTIVES
 from lightning_genenv.rollout_engines import BACKEND_CHOICES  # the engines' names, without torch or vLLM
 

@@ -3,7 +3,7 @@ per-step windows and the even-split check; and the per-epoch seed."""
 
 import pytest
 
-from lightning_genenv.layout import BatchLayout, epoch_seed
+from lightning_genenv.batch_layout import BatchLayout, epoch_seed
 
 
 @pytest.mark.parametrize("world,acc,mu", [(1, 1, 1), (2, 1, 1), (2, 2, 2), (4, 1, 3)])
