@@ -55,9 +55,10 @@ def epoch_reward(logged: dict) -> float | None:
 
 
 def epoch_name(epoch: int, max_epochs: int | None = None) -> str:
-    """``epoch k/N`` (or ``epoch k``) for the 0-based ``epoch``: how the console, the bar and the warnings count,
-    from 1 (the files and curves keep 0-based indices: ``validation/epoch-0.jsonl``, the ``epoch`` scalar)."""
-    return f"epoch {epoch + 1}" + (f"/{max_epochs}" if max_epochs else "")
+    """``epoch k/N`` (or ``epoch k`` without a positive ``N``: the simulator's trainer has -1) for the 0-based
+    ``epoch``: how the console, the bar and the warnings count, from 1 (the files and curves keep 0-based indices:
+    ``validation/epoch-0.jsonl``, the ``epoch`` scalar)."""
+    return f"epoch {epoch + 1}" + (f"/{max_epochs}" if max_epochs and max_epochs > 0 else "")  # -1: no count
 
 
 def summary_line(epoch: int, max_epochs: int, logged: dict, seconds: float) -> str:

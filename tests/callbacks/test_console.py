@@ -96,6 +96,7 @@ def test_the_console_counts_epochs_from_one_and_prints_the_step0_score_on_its_ow
     from lightning_genenv.callbacks.console import EpochSummary, MetricsBar, epoch_name
 
     assert (epoch_name(0, 3), epoch_name(2, 3), epoch_name(4)) == ("epoch 1/3", "epoch 3/3", "epoch 5")
+    assert epoch_name(0, -1) == "epoch 1"  # the simulator's trainer: max_epochs -1, no count to show
     trainer = SimpleNamespace(is_global_zero=True, current_epoch=0, max_epochs=3, progress_bar_callback=None)
     summary = EpochSummary()
     summary.record({"val/score": 0.25})  # held_out's step-0 validation, logged at on_train_start
