@@ -21,14 +21,13 @@ import statistics
 from pathlib import Path
 
 from lightning_genenv.jsonl import read_jsonl_strict
-from lightning_genenv.report.calibration import read_run, summary_table
+from lightning_genenv.report.calibration import BAR, EPS, read_run, summary_table
 from lightning_genenv.report.stats import paired_difference
 
 COLUMNS = [("p̄", "curriculum/p_hat_mean"), ("|p̄-α|", "curriculum/p_hat_mean_error"),
            ("mean |p̂-α|", "curriculum/p_hat_abs_error"), ("in band", "curriculum/in_band_fraction"),
            ("valid", "sim/valid_rate"), ("near-dup", "sim/near_duplicate_rate"), ("d", "solver/difficulty_mean"),
            ("d₀", "solver/d0"), ("steps", "sim/steps"), ("KL", "sim/kl_to_initial")]
-BAR = 0.1
 
 
 def read_curves(run: Path) -> list[dict]:
@@ -46,7 +45,7 @@ def table(run: Path) -> str:
         cells = [f"{c[key]:.2f}" if key in c else "–" for _, key in COLUMNS]
         lines.append(f"| {c['epoch'] + 1} | " + " | ".join(cells) + " |")
     last = curves[-1].get("curriculum/p_hat_mean_error") if curves else None
-    verdict = "no epoch" if last is None else ("meets" if last <= BAR else "misses") + f" the bar ({last:.3f})"
+    verdict = "no epoch" if last is None else ("meets" if last <= BAR + EPS else "misses") + f" the bar ({last:.3f})"
     return f"### {run}\n\n" + "\n".join(lines) + f"\n\nlast epoch |p̄ - α| <= {BAR}: {verdict}\n"
 
 

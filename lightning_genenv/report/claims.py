@@ -490,19 +490,22 @@ CLAIMS = CLAIMS + tuple(
 )
 
 
+_CAL, _CAL_OP = "calibrated", "calibrated-op"  # digits as first defined; digits needing an operation
+
+
 def _calibrated(root: Path, folder: str, *runs: str) -> Setting:
     """The archived calibrated-solver runs ``runs`` of ``docs/results/<folder>``, one setting."""
     return settings([read_run(root / RESULTS / folder / run) for run in runs])[0]
 
 
-def _last_epochs(folder: str, *runs: str) -> Callable[[Path], str]:
-    """Each seed's |p-bar - alpha| at its last epoch, ``a / b / c``."""
-    return lambda root: " / ".join(f"{e:.3f}" for e in _calibrated(root, folder, *runs).last())
+def _per_seed(view: Callable[[Setting], list[float]]) -> Callable[..., Callable[[Path], str]]:
+    """``(folder, *runs) -> compute``: a setting's per-seed values of ``view`` (a :class:`Setting` method),
+    ``a / b / c``."""
+    return lambda folder, *runs: lambda root: " / ".join(f"{e:.3f}" for e in view(_calibrated(root, folder, *runs)))
 
 
-def _tail_means(folder: str, *runs: str) -> Callable[[Path], str]:
-    """Each seed's mean |p-bar - alpha| from epoch 5 on, ``a / b``."""
-    return lambda root: " / ".join(f"{e:.3f}" for e in _calibrated(root, folder, *runs).tail_mean())
+_last_epochs = _per_seed(Setting.last)  # |p-bar - alpha| at the last epoch
+_tail_means = _per_seed(Setting.tail_mean)  # mean |p-bar - alpha| from epoch 5 on
 
 
 def _untrained_distance(folder: str, run: str) -> Callable[[Path], str]:
@@ -518,7 +521,7 @@ def _untrained_p_bars(root: Path) -> list[float]:
 def _bare_numbers(run: str) -> Callable[[Path], str]:
     """``k of n``: of a run's rated tasks in epochs 8-10, those ``digits`` no longer rates (no operation asked)."""
     def compute(root: Path) -> str:
-        rows = read_jsonl_strict(root / RESULTS / "calibrated" / run / "calibration_tasks.jsonl")
+        rows = read_jsonl_strict(root / RESULTS / _CAL / run / "calibration_tasks.jsonl")
         rated = [r for r in rows if r["epoch"] >= 7 and r["d"] is not None]
         bare = [r for r in rated if digits(SimpleNamespace(question=r["question"])) is None]
         return f"{len(bare)} of {len(rated)}"
@@ -527,13 +530,11 @@ def _bare_numbers(run: str) -> Callable[[Path], str]:
 
 def _calibration_wall(run: str) -> Callable[[Path], str]:
     def compute(root: Path) -> str:
-        summary = json.loads((root / RESULTS / "calibrated" / run / "summary.json").read_text(encoding="utf-8"))
+        summary = json.loads((root / RESULTS / _CAL / run / "summary.json").read_text(encoding="utf-8"))
         return f"{round(summary['wall_time_s']):,} s"
     return compute
 
 
-_CAL, _CAL_OP = "calibrated", "calibrated-op"
-_CURVES = "What the curves show"
 CLAIMS = CLAIMS + (
     *(Claim(f"calibrated solver, grpo, alpha 0.{a[1]}: |p-bar - alpha| at epoch 10 per seed", value,
             _last_epochs(_CAL, *(f"grpo-a{a}-s{s}" for s in seeds)), ((R, phrase),), f"{_CAL}/grpo-a{a}-s*")
@@ -558,7 +559,7 @@ CLAIMS = CLAIMS + (
             f"{_CAL_OP}/untrained-a{a}-s0")
       for a, value, phrase in (("05", "0.392", "now stays **0.392"), ("08", "0.567", "against **0.567"))),
     *(Claim(f"calibrated solver, digits with an operation, grpo, alpha 0.{a[1]}: |p-bar - alpha| {what} per seed",
-            value, f(_CAL_OP, "grpo-a{a}-s0".format(a=a), "grpo-a{a}-s1".format(a=a)), ((R, phrase),),
+            value, f(_CAL_OP, f"grpo-a{a}-s0", f"grpo-a{a}-s1"), ((R, phrase),),
             f"{_CAL_OP}/grpo-a{a}-s*")
       for a, what, f, value, phrase in (
           ("05", "at epoch 10", _last_epochs, "0.104 / 0.027", "ends at **0.104 / 0.027"),
