@@ -1,6 +1,6 @@
 """``python train.py ...`` from a checkout: the same as ``genenv-train ...`` (:mod:`lightning_genenv.train`)."""
 
-from lightning_genenv.train import main, make_trainer, run  # noqa: F401
+from lightning_genenv.train import main, run  # noqa: F401
 
 if __name__ == "__main__":
     main()

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 import torch
 
-import lightning_genenv.train as train_module
+import lightning_genenv.assemble as assemble
 import train
 from lightning_genenv.coevolution import checkpoint
 from lightning_genenv.coevolution.checkpoint import CheckpointError, seal, sidecar, verify
@@ -89,7 +89,7 @@ def test_resume_from_a_damaged_checkpoint_stops_in_one_line_before_any_model_loa
     last = tmp_path / "checkpoints" / "last.ckpt"
     seal(_ckpt(last))
     last.write_bytes(last.read_bytes()[:-100])
-    monkeypatch.setattr(train_module, "load_from_config", lambda *a, **k: pytest.fail("a model loaded"))
+    monkeypatch.setattr(assemble, "load_from_config", lambda *a, **k: pytest.fail("a model loaded"))
     with pytest.raises(SystemExit) as e:
         train.main([f"resume={tmp_path}"])
     assert str(e.value).startswith(f"error: {last}: damaged checkpoint") and "\n" not in str(e.value)

@@ -104,12 +104,13 @@ def test_precisions_a_cpu_cannot_run_are_named():
 
 
 def test_16_mixed_is_refused_on_a_cpu_before_any_model_loads(monkeypatch, tmp_path):
+    import lightning_genenv.assemble as assemble
     import lightning_genenv.train as train
 
     def load(*args, **kwargs):
         raise AssertionError("a model was loaded")
 
-    monkeypatch.setattr(train, "load_from_config", load)
+    monkeypatch.setattr(assemble, "load_from_config", load)
     with pytest.raises(SystemExit) as e:
         train.main(["trainer.precision=16-mixed", "strategy.accelerator=cpu", f"run_dir={tmp_path / 'run'}"])
     assert str(e.value).startswith("error: trainer.precision=16-mixed needs a GPU") and "\n" not in str(e.value)

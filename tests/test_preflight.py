@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-import lightning_genenv.train as train_module
+import lightning_genenv.assemble as assemble
 import train
 from lightning_genenv.preflight import data_problems
 from lightning_genenv.seeds import embedded_seeds
@@ -50,7 +50,7 @@ def no_model(monkeypatch):
     def load(*a, **k):
         raise AssertionError("a model loaded before the files were checked")
 
-    monkeypatch.setattr(train_module, "load_from_config", load)
+    monkeypatch.setattr(assemble, "load_from_config", load)
 
 
 @pytest.mark.parametrize("name", FILES)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-import lightning_genenv.train as train_module
+import lightning_genenv.assemble as assemble
 import train
 from tests.shrunk import TINY_ARGS
 
@@ -50,7 +50,7 @@ def _until_model_load(monkeypatch):
     def stop(*a, **k):
         raise Stop
 
-    monkeypatch.setattr(train_module, "load_from_config", stop)
+    monkeypatch.setattr(assemble, "load_from_config", stop)
 
 
 @pytest.mark.parametrize("phase", PHASES)

@@ -8,7 +8,7 @@ resume of it when it has one: the same command twice is accepted, a changed unsa
 
 import pytest
 
-import lightning_genenv.train as train_module
+import lightning_genenv.assemble as assemble
 import train
 from lightning_genenv.config import ConfigError, compose, save_config
 from lightning_genenv.config.resume import SAFE_ON_RESUME, auto_line, changed_keys
@@ -61,7 +61,7 @@ def test_an_override_equal_to_the_runs_value_is_no_change(tmp_path):
 
 def test_an_unsafe_override_is_refused_before_any_model_loads(tmp_path, monkeypatch):
     _run_dir(tmp_path)
-    monkeypatch.setattr(train_module, "load_from_config", lambda *a, **k: pytest.fail("a model loaded"))
+    monkeypatch.setattr(assemble, "load_from_config", lambda *a, **k: pytest.fail("a model loaded"))
     with pytest.raises(SystemExit, match=r"error: resume=.*: seed cannot change on resume"):
         train.main([f"resume={tmp_path}", "seed=3"])
 

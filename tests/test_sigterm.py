@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-import lightning_genenv.train as train_module
+import lightning_genenv.assemble as assemble
 import train
 from lightning_genenv import stopping
 from tests.test_resume import _args, _assert_same_run, reference  # noqa: F401  (reference: the fixture)
@@ -99,7 +99,7 @@ def test_sigterm_while_the_models_load_stops_with_143_and_no_checkpoint(tmp_path
         time.sleep(30)  # a long load: the stop must not wait for it
         raise AssertionError("the load went on after SIGTERM")
 
-    monkeypatch.setattr(train_module, "load_from_config", loading)
+    monkeypatch.setattr(assemble, "load_from_config", loading)
     t0 = time.monotonic()
     with pytest.raises(SystemExit) as exit_:
         train.main([f"run_dir={tmp_path / 'run'}", "model.agent=tiny", "model.simulator=tiny"])

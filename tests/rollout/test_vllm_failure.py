@@ -15,7 +15,7 @@ from types import SimpleNamespace
 
 import pytest
 
-import lightning_genenv.train as train_module
+import lightning_genenv.assemble as assemble
 import train
 from lightning_genenv.callbacks.coevolution import CoEvolutionCallback
 from lightning_genenv.rollout import HFEngine, SamplingParams
@@ -69,7 +69,7 @@ def test_a_vllm_failure_mid_run_stops_in_one_line_and_the_run_resumes(tiny_sft_d
     state = {"fail_in_epoch": 1, "armed": False}
     monkeypatch.setitem(sys.modules, "vllm", types.SimpleNamespace(SamplingParams=lambda **kw: SimpleNamespace(**kw)))
     monkeypatch.setattr(vllm_backend, "_Host", lambda model, cfg: FakeHost(model, tokenizer, state))
-    monkeypatch.setattr(train_module, "choose_backend", lambda *a, **k: ("vllm", "a fake vLLM (test)"))
+    monkeypatch.setattr(assemble, "choose_backend", lambda *a, **k: ("vllm", "a fake vLLM (test)"))
     _arm_in_epoch(state, monkeypatch)
     _fail_then_resume(tiny_sft_dir, tmp_path / "run", state, capsys)
 
