@@ -10,7 +10,7 @@ import shutil
 
 import pytest
 
-from lightning_genenv.report import claims
+from lightning_genenv.report.claim import close
 from lightning_genenv.report.claims import CLAIMS, ROOT, RUNS, Claim, check_all
 from lightning_genenv.report.stats import t975, t_quantile
 
@@ -64,8 +64,8 @@ def test_a_changed_figure_in_a_document_is_reported(tmp_path):
 def test_a_not_archived_claim_allows_the_rounding_of_its_recorded_values_only():
     claim = next(c for c in CLAIMS if c.name == "scarce regime, Static − GRPO, 3 pairs")
     assert not claim.archived
-    assert claims._close(claim.compute(ROOT), claim.value)
-    assert not claims._close(claim.compute(ROOT), "+0.040 [+0.010, +0.066]")
+    assert close(claim.compute(ROOT), claim.value)
+    assert not close(claim.compute(ROOT), "+0.040 [+0.010, +0.066]")
 
 
 @pytest.mark.parametrize("df", [1, 2, 3, 4, 8, 30])

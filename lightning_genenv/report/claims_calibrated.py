@@ -1,0 +1,104 @@
+"""The calibrated solver's figures (RESULTS.md "Calibrated solver") as :class:`~lightning_genenv.report.claim.Claim`
+values, recomputed from the archived runs' ``calibration.jsonl`` through :mod:`lightning_genenv.report.calibration`.
+Left out: the runs' per-epoch tables, which ``bench/calibration_table.py`` prints.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Callable
+
+from lightning_genenv.difficulty import digits
+from lightning_genenv.jsonl import read_jsonl_strict
+from lightning_genenv.report.calibration import Setting, read_run, settings
+from lightning_genenv.report.claim import RESULTS, B, Claim, R
+
+_CAL, _CAL_OP = "calibrated", "calibrated-op"  # digits as first defined; digits needing an operation
+
+
+def _calibrated(root: Path, folder: str, *runs: str) -> Setting:
+    """The archived calibrated-solver runs ``runs`` of ``docs/results/<folder>``, one setting."""
+    return settings([read_run(root / RESULTS / folder / run) for run in runs])[0]
+
+
+def _per_seed(view: Callable[[Setting], list[float]]) -> Callable[..., Callable[[Path], str]]:
+    """``(folder, *runs) -> compute``: a setting's per-seed values of ``view`` (a :class:`Setting` method),
+    ``a / b / c``."""
+    return lambda folder, *runs: lambda root: " / ".join(f"{e:.3f}" for e in view(_calibrated(root, folder, *runs)))
+
+
+_last_epochs = _per_seed(Setting.last)  # |p-bar - alpha| at the last epoch
+_tail_means = _per_seed(Setting.tail_mean)  # mean |p-bar - alpha| from epoch 5 on
+
+
+def _untrained_distance(folder: str, run: str) -> Callable[[Path], str]:
+    """A never-trained run's mean |p-bar - alpha| over epochs 2 on."""
+    return lambda root: f"{_calibrated(root, folder, run).later_mean()[0]:.3f}"
+
+
+def _untrained_p_bars(root: Path) -> list[float]:
+    """The never-trained simulator's p-bar over epochs 2-10 at alpha 0.5 (digits as first defined)."""
+    return [e["curriculum/p_hat_mean"] for e in _calibrated(root, _CAL, "untrained-a05-s0").runs[0].epochs[1:]]
+
+
+def _bare_numbers(run: str) -> Callable[[Path], str]:
+    """``k of n``: of a run's rated tasks in epochs 8-10, those ``digits`` no longer rates (no operation asked)."""
+    def compute(root: Path) -> str:
+        rows = read_jsonl_strict(root / RESULTS / _CAL / run / "calibration_tasks.jsonl")
+        rated = [r for r in rows if r["epoch"] >= 7 and r["d"] is not None]
+        bare = [r for r in rated if digits(SimpleNamespace(question=r["question"])) is None]
+        return f"{len(bare)} of {len(rated)}"
+    return compute
+
+
+def _calibration_wall(run: str) -> Callable[[Path], str]:
+    def compute(root: Path) -> str:
+        summary = json.loads((root / RESULTS / _CAL / run / "summary.json").read_text(encoding="utf-8"))
+        return f"{round(summary['wall_time_s']):,} s"
+    return compute
+
+
+CALIBRATED_CLAIMS: tuple[Claim, ...] = (
+    *(Claim(f"calibrated solver, grpo, alpha 0.{a[1]}: |p-bar - alpha| at epoch 10 per seed", value,
+            _last_epochs(_CAL, *(f"grpo-a{a}-s{s}" for s in seeds)), ((R, phrase),), f"{_CAL}/grpo-a{a}-s*")
+      for a, seeds, value, phrase in (
+          ("02", (0, 1), "0.108 / 0.075", "within 0.1 on 6 of its 8"), ("05", (0, 1, 2), "0.026 / 0.212 / 0.049",
+                                                                        "within 0.1 on 6 of its 8"),
+          ("08", (0, 1, 2), "0.296 / 0.024 / 0.039", "α = 0.8 **0.296"))),
+    *(Claim(f"calibrated solver, never trained, alpha 0.{a[1]}: mean |p-bar - alpha| over epochs 2-10", value,
+            _untrained_distance(_CAL, f"untrained-a{a}-s0"), ((R, phrase),), f"{_CAL}/untrained-a{a}-s0")
+      for a, value, phrase in (("02", "0.280", "The never-trained simulator stays"),
+                               ("05", "0.245", "but only **0.245"), ("08", "0.542", "0.2) and **0.542"))),
+    Claim("calibrated solver, grpo, alpha 0.2, d0 + 0.2 an epoch: |p-bar - alpha| at epoch 10", "0.128",
+          _last_epochs(_CAL, "grpo-a02-move-s0"), ((R, "The moving target is not followed"),),
+          f"{_CAL}/grpo-a02-move-s0"),
+    *(Claim(f"calibrated solver, {run}: bare numbers among the rated tasks of epochs 8-10", value, _bare_numbers(run),
+            ((R, phrase),), f"{_CAL}/{run}/calibration_tasks.jsonl")
+      for run, value, phrase in (("grpo-a05-s0", "34 of 87", "In epochs 8–10, **34 of 87"),
+                                 ("grpo-lr2e3-a08-s0", "82 of 101", "**82 of 101"),
+                                 ("untrained-a05-s0", "39 of 68", "(**39 of 68"))),
+    *(Claim(f"calibrated solver, digits with an operation, never trained, alpha 0.{a[1]}: mean |p-bar - alpha| over "
+            "epochs 2-10", value, _untrained_distance(_CAL_OP, f"untrained-a{a}-s0"), ((R, phrase),),
+            f"{_CAL_OP}/untrained-a{a}-s0")
+      for a, value, phrase in (("05", "0.392", "now stays **0.392"), ("08", "0.567", "against **0.567"))),
+    *(Claim(f"calibrated solver, digits with an operation, grpo, alpha 0.{a[1]}: |p-bar - alpha| {what} per seed",
+            value, f(_CAL_OP, f"grpo-a{a}-s0", f"grpo-a{a}-s1"), ((R, phrase),),
+            f"{_CAL_OP}/grpo-a{a}-s*")
+      for a, what, f, value, phrase in (
+          ("05", "at epoch 10", _last_epochs, "0.104 / 0.027", "ends at **0.104 / 0.027"),
+          ("05", "over epochs 5-10", _tail_means, "0.062 / 0.122", "**0.062 / 0.122** on average"),
+          ("08", "at epoch 10", _last_epochs, "0.054 / 0.003", "At α = 0.8: **"),
+          ("08", "over epochs 5-10", _tail_means, "0.190 / 0.041", "**0.190 / 0.041**"))),
+    Claim("calibrated solver, digits with an operation, never trained, alpha 0.2: |p-bar - alpha| at epoch 1",
+          "0.129", lambda root: f"{_calibrated(root, _CAL_OP, 'untrained-a02-s0').first()[0]:.3f}",
+          ((R, "now fail, so it starts only **"),), f"{_CAL_OP}/untrained-a02-s0"),
+    Claim("calibrated solver, never trained, alpha 0.5: sd of p-bar over epochs 2-10", "0.072",
+          lambda root: f"{statistics.stdev(_untrained_p_bars(root)):.3f}",
+          ((R, "deviation of 0.072"),), f"{_CAL}/untrained-a05-s0"),
+    *(Claim(f"calibrated solver, {run}: wall time beside other jobs", value, _calibration_wall(run),
+            ((B, "a 10-epoch calibrated-solver run"),), f"{_CAL}/{run}/summary.json")
+      for run, value in (("grpo-a05-s0", "2,340 s"), ("untrained-a05-s0", "659 s"))),
+)

@@ -1,0 +1,57 @@
+"""RESULTS.md's two standing figures, drawn from the archived runs (``python -m lightning_genenv.report.claims
+--plot``). Left out: the per-run curves, which ``lightning_genenv/report/plots.py`` draws.
+"""
+
+from __future__ import annotations
+
+import statistics
+from pathlib import Path
+
+from lightning_genenv.report.claim import RESULTS, ROOT, RUNS
+from lightning_genenv.report.claims_runs import AFTER, DEF, RECORDED, _held_out_gain, run_end
+from lightning_genenv.report.plots import COLORS, DPI, FIGSIZE, pyplot
+
+FIGURES = RESULTS / "standing"
+
+
+def plot(root: Path = ROOT, out: Path | None = None) -> list[Path]:
+    """RESULTS.md's two figures from the archived runs: the default agent's start and end per seed
+    (``agent_gain.png``), and the default regime's end per seed and setting (``default_regime.png``; GenEnv's
+    seeds 1-2, not archived, drawn hollow)."""
+    plt = pyplot()
+    out = Path(out) if out is not None else root / FIGURES
+    out.mkdir(parents=True, exist_ok=True)
+    hog = _held_out_gain()
+    fig, ax = plt.subplots(figsize=FIGSIZE)
+    for i, run in enumerate(AFTER):
+        start, end = hog.start_end(root / RUNS / run)
+        ax.plot([0, 1], [statistics.fmean(start.values()), statistics.fmean(end.values())], marker="o",
+                color=COLORS[i], label=f"seed {i}")
+    ax.set_xticks([0, 1], ["step 0", "end (48 agent steps)"])
+    ax.set_ylabel("sampled held-out reward (128 tasks × 8)")
+    ax.set_title("the default run: start and end, 3 seeds")
+    ax.legend()
+    fig.tight_layout()
+    paths = [out / "agent_gain.png"]
+    fig.savefig(paths[-1], dpi=DPI)
+    plt.close(fig)
+
+    fig, ax = plt.subplots(figsize=FIGSIZE)
+    arms = [("GenEnv", ["default-s0"]), ("plain GRPO", DEF["grpo"]), ("GenEnv-Random", DEF["random"]),
+            ("GenEnv-Static", DEF["static"])]
+    for x, (_label, runs) in enumerate(arms):
+        ends = [run_end(root, r) for r in runs]
+        for s, e in enumerate(ends):
+            ax.plot(x + (s - 1) * 0.1, e, "o", color=COLORS[s], label=f"seed {s}" if x == 1 else None)
+    for s in (1, 2):
+        ax.plot((s - 1) * 0.1, RECORDED["default_genenv_end"][s], "o", mfc="none", color=COLORS[s])
+    ax.axhline(0.141, color="gray", linestyle="--", label="step 0 (every run)")
+    ax.set_xticks(range(len(arms)), [a for a, _ in arms])
+    ax.set_ylabel("sampled held-out reward at the end")
+    ax.set_title("default regime, end of run (hollow: not archived)")
+    ax.legend(loc="lower right")
+    fig.tight_layout()
+    paths.append(out / "default_regime.png")
+    fig.savefig(paths[-1], dpi=DPI)
+    plt.close(fig)
+    return paths
