@@ -10,16 +10,18 @@ from lightning_genenv.report.calibration import read_run, settings, summary_tabl
 
 
 def _run(root, name, errors, *, trained=True, objective="grpo", alpha=0.5, d0=2.0, d0_step=0.0, seed=0,
-         learning_rate=5e-4):
+         learning_rate=5e-4, shaping=None, unrated=None):
     run = root / name
     run.mkdir()
-    config = {"seed": seed, "simulator": {"objective": objective, "learning_rate": 5e-4},
+    config = {"seed": seed, "simulator": {"objective": objective, "learning_rate": 5e-4, **(shaping or {})},
               "curriculum": {"alpha": alpha, "train_simulator": trained},
               "solver": {"name": "calibrated", "d0": d0, "d0_step": d0_step}}
     config["simulator"]["learning_rate"] = learning_rate
     (run / "config.yaml").write_text(yaml.safe_dump(config))
     (run / "calibration.jsonl").write_text(
-        "".join(json.dumps({"epoch": i, "curriculum/p_hat_mean_error": e}) + "\n" for i, e in enumerate(errors)))
+        "".join(json.dumps({"epoch": i, "curriculum/p_hat_mean_error": e,
+                            **({"solver/unrated_fraction": unrated} if unrated is not None else {})}) + "\n"
+                for i, e in enumerate(errors)))
     return read_run(run)
 
 
@@ -50,6 +52,20 @@ def test_the_never_trained_half_reads_its_mean_distance_over_epochs_two_on(tmp_p
     trained_first = "| grpo (lr 0.0005), α = 0.5, d₀ = 2, d₀ +0.2/epoch | 0 | 2 | 0.300 | 0.200 | – |"
     assert table[2].startswith(trained_first)
     assert "misses (≥ 0.25 over epochs 2+)" in table[4] and "meets (≥ 0.25 over epochs 2+)" in table[3]
+
+
+def test_the_rewards_of_p_hat_0_and_1_make_another_setting_for_a_trained_simulator_only(tmp_path):
+    zero = {"reward_unsolved": 0.0, "reward_solved": 0.0}
+    plain = _run(tmp_path, "plain", [0.4, 0.1], unrated=0.5)
+    shaped = _run(tmp_path, "shaped", [0.4, 0.05], shaping=zero, unrated=0.25)
+    assert (plain.reward_unsolved, shaped.reward_unsolved, shaped.reward_solved) == (None, 0.0, 0.0)
+    names = [s.name for s in settings([plain, shaped])]
+    assert names == ["grpo (lr 0.0005), α = 0.5, d₀ = 2",
+                     "grpo (lr 0.0005), p̂ = 0 / 1 scored 0 / 0, α = 0.5, d₀ = 2"]
+    assert len(settings([_run(tmp_path, "u0", [0.4], trained=False),
+                         _run(tmp_path, "u1", [0.4], trained=False, shaping=zero, seed=1)])) == 1  # no update
+    table = summary_table([plain, shaped])
+    assert "| 0.100 | – | 0.100 | 0.500 | meets" in table and "| 0.050 | – | 0.050 | 0.250 | meets" in table
 
 
 def test_a_directory_that_is_not_a_calibrated_run_is_refused_in_one_line(tmp_path):

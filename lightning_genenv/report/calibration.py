@@ -1,8 +1,9 @@
 """Calibrated-solver runs (``experiment=calibrated``) read back and summarized over seeds, with the curriculum bar.
 
-A run is read from its ``config.yaml`` (the simulator's objective, or never trained with ``curriculum=random``; α;
-the solver's ``d₀`` and its per-epoch step; the seed) and its ``calibration.jsonl`` (one record per epoch). Runs of
-the same setting and different seeds form a :class:`Setting`.
+A run is read from its ``config.yaml`` (the simulator's objective, its learning rate and the rewards of ``p̂ = 0``
+and ``p̂ = 1``, or never trained with ``curriculum=random``; α; the solver's ``d₀`` and its per-epoch step; the
+seed) and its ``calibration.jsonl`` (one record per epoch). Runs of the same setting and different seeds form a
+:class:`Setting`.
 
 The bar a trained setting must meet, per α: at its last epoch ``|p̄ − α| <= 0.1`` (:data:`BAR`) for every seed,
 while the never-trained simulator at the same α and ``d₀`` stays at least 0.25 (:data:`UNTRAINED_BAR`) from α. The
@@ -26,6 +27,7 @@ from lightning_genenv.jsonl import read_jsonl_strict
 BAR = 0.1  # |p-bar - alpha| a trained simulator must reach by its last epoch
 UNTRAINED_BAR = 0.25  # the distance from alpha the never-trained simulator must keep
 ERROR = "curriculum/p_hat_mean_error"  # |p-bar - alpha| of an epoch
+UNRATED = "solver/unrated_fraction"  # the valid tasks the difficulty function cannot rate (the solver fails them)
 EPS = 1e-9  # p-bar is a ratio of counts: 0.8 - 0.7 must meet a bar of 0.1
 TAIL = 5  # the first (1-based) epoch of the late-epochs mean, a less noisy view than the last epoch alone
 
@@ -41,18 +43,30 @@ class CalibratedRun:
     d0: float
     d0_step: float
     learning_rate: float  # the simulator's
+    reward_unsolved: float | None  # the simulator's reward of a task with p-hat 0 (None: R_env(0))
+    reward_solved: float | None  # ... and of one with p-hat 1 (None: R_env(1))
     seed: int
     epochs: tuple[dict, ...]
 
     @property
     def key(self) -> tuple:
         """What makes two runs seeds of one setting."""
-        trained = (self.objective, self.learning_rate) if self.trained else ("", 0.0)
+        trained = ((self.objective, self.learning_rate, _order(self.reward_unsolved), _order(self.reward_solved))
+                   if self.trained else ("", 0.0, -math.inf, -math.inf))  # never trained: no reward is used
         return (self.trained, *trained, self.alpha, self.d0, self.d0_step)
 
     def errors(self) -> list[float]:
         """``|p̄ − α|`` per epoch."""
         return [record[ERROR] for record in self.epochs]
+
+    def unrated(self) -> float:
+        """The share of the last epoch's valid tasks the difficulty function could not rate (NaN: not logged)."""
+        return float(self.epochs[-1].get(UNRATED, math.nan)) if self.epochs else math.nan
+
+
+def _order(value: float | None) -> float:
+    """A reward or None (R_env's own) as a sortable key."""
+    return -math.inf if value is None else float(value)
 
 
 def read_run(path: str | Path) -> CalibratedRun:
@@ -68,9 +82,15 @@ def read_run(path: str | Path) -> CalibratedRun:
                              objective=config["simulator"]["objective"], alpha=float(curriculum["alpha"]),
                              d0=float(solver["d0"]), d0_step=float(solver.get("d0_step", 0.0)),
                              learning_rate=float(config["simulator"]["learning_rate"]),
+                             reward_unsolved=_reward(config["simulator"].get("reward_unsolved")),
+                             reward_solved=_reward(config["simulator"].get("reward_solved")),
                              seed=int(config["seed"]), epochs=tuple(read_jsonl_strict(curves)))
     except (KeyError, TypeError) as e:
         raise SystemExit(f"{config_file}: lacks {e} (not a calibrated-solver run's config)") from None
+
+
+def _reward(value) -> float | None:
+    return None if value is None else float(value)
 
 
 @dataclass(frozen=True)
@@ -83,6 +103,8 @@ class Setting:
     def name(self) -> str:
         first = self.runs[0]
         who = f"{first.objective} (lr {first.learning_rate:g})" if first.trained else "never trained"
+        if first.trained and (first.reward_unsolved, first.reward_solved) != (None, None):
+            who += f", p̂ = 0 / 1 scored {_reward_text(first.reward_unsolved)} / {_reward_text(first.reward_solved)}"
         moving = f", d₀ +{first.d0_step:g}/epoch" if first.d0_step else ""
         return f"{who}, α = {first.alpha:g}, d₀ = {first.d0:g}{moving}"
 
@@ -108,6 +130,10 @@ class Setting:
         return all(e >= UNTRAINED_BAR - EPS for e in self.later_mean())
 
 
+def _reward_text(value: float | None) -> str:
+    return "R_env" if value is None else f"{value:g}"
+
+
 def settings(runs: list[CalibratedRun]) -> list[Setting]:
     """Runs grouped by setting (trained before never trained, then by objective, α, d₀), seeds in order."""
     groups: dict[tuple, list[CalibratedRun]] = {}
@@ -128,13 +154,14 @@ def _cells(values: list[float]) -> str:
 
 def summary_table(runs: list[CalibratedRun]) -> str:
     """One row per setting: its seeds, ``|p̄ − α|`` at the first and the last epoch per seed, the mean from epoch
-    :data:`TAIL` on and over epochs 2 on, per seed, and whether it meets its half of the bar."""
+    :data:`TAIL` on and over epochs 2 on, per seed, the last epoch's share of unrated tasks, per seed, and whether it
+    meets its half of the bar."""
     rows = ["| setting | seeds | epochs | \\|p̄ − α\\| epoch 1 | last epoch | mean, epochs "
-            f"{TAIL}+ | mean, epochs 2+ | bar |", "|---|---|---|---|---|---|---|---|"]
+            f"{TAIL}+ | mean, epochs 2+ | unrated, last epoch | bar |", "|---|---|---|---|---|---|---|---|---|"]
     for s in settings(runs):
         bar = (f"≤ {BAR} at the last epoch" if s.runs[0].trained else f"≥ {UNTRAINED_BAR} over epochs 2+")
         rows.append(f"| {s.name} | {', '.join(str(r.seed) for r in s.runs)} | "
                     f"{', '.join(str(len(r.epochs)) for r in s.runs)} | {_cells(s.first())} | {_cells(s.last())} | "
-                    f"{_cells(s.tail_mean())} | {_cells(s.later_mean())} | "
+                    f"{_cells(s.tail_mean())} | {_cells(s.later_mean())} | {_cells([r.unrated() for r in s.runs])} | "
                     f"{'meets' if s.meets() else 'misses'} ({bar}) |")
     return "\n".join(rows)
