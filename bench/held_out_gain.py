@@ -31,7 +31,7 @@ from omegaconf import MISSING
 
 from lightning_genenv.report.cli import parse_script_args
 from lightning_genenv.report.stats import paired_difference
-from lightning_genenv.seed_loading import benchmark_of
+from lightning_genenv.run_tasks import benchmark_of
 from lightning_genenv.jsonl import DataError, read_jsonl_strict
 
 
@@ -60,7 +60,7 @@ def task_means(path: Path, metric: str = "sampled") -> dict[str, float]:
 
 def task_families(run: Path) -> dict[str, str]:
     """Each task's family in the run's step-0 validation; a converted benchmark task's family is its
-    benchmark (``api_bank/<tool>`` counts as ``api_bank``: ``seed_loading.benchmark_of``)."""
+    benchmark (``api_bank/<tool>`` counts as ``api_bank``: ``run_tasks.benchmark_of``)."""
     families = {r["task"]: str(r.get("family", "?")) for r in _records(run / "validation" / "step0.jsonl")}
     return {t: benchmark_of(f) or f for t, f in families.items()}
 

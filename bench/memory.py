@@ -48,7 +48,7 @@ def one(model_name: str, player: str, lora: bool, checkpointing: bool, shape: st
 
     from lightning_genenv.agent import AgentModule
     from lightning_genenv.config import compose
-    from lightning_genenv.values import pad_batch
+    from lightning_genenv.epoch_values import pad_batch
     from lightning_genenv.models import load_causal_lm
     from lightning_genenv.simulator import SimulatorModule
 

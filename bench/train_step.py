@@ -65,7 +65,7 @@ TEMPERATURE = {"agent": AgentConfig().temperature, "simulator": fit_temperature(
 # ----------------------------------------------------------------------------- batches
 
 def agent_batch(vocab: int, pad_id: int, groups: int, n: int, prompt: int, completion: int, seed: int = 0) -> dict:
-    from lightning_genenv.values import pad_batch
+    from lightning_genenv.epoch_values import pad_batch
     from lightning_genenv.losses import group_advantages
 
     g = torch.Generator().manual_seed(seed)

@@ -46,6 +46,7 @@ import torch
 from torchmetrics import MeanMetric
 
 from lightning_genenv.batch_layout import BatchLayout
+from lightning_genenv.epoch_values import Group, collate_groups
 from lightning_genenv.losses import group_advantages, grpo_loss, masked_mean, truncated_is_weights
 from lightning_genenv.metrics import batch_metrics
 from lightning_genenv.policy import PolicyModule
@@ -54,7 +55,6 @@ from lightning_genenv.rollout import encode_chat
 from lightning_genenv.rollout.players import Rollouts
 from lightning_genenv.tasks import Task
 from lightning_genenv.validation import PER_TASK, HeldOutResult, HeldOutValidator, ValidationBatch
-from lightning_genenv.values import Group, collate_groups
 
 
 def prepared_groups(groups: list[Group], layout: BatchLayout, cfg) -> list[Group]:

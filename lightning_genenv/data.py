@@ -1,7 +1,7 @@
 """GenEnvDataModule: the loaded data (base seeds, validation tasks, the static task set) and the batches
 the agent trains on.
 
-The base seeds and the validation tasks come from :func:`lightning_genenv.seed_loading.load_seeds`;
+The base seeds and the validation tasks come from :func:`lightning_genenv.run_tasks.load_seeds`;
 the static task set (GenEnv-Static, an offline teacher) from :meth:`GenEnvDataModule.load_static`.
 The agent's batches are this epoch's rollout groups, which
 :class:`lightning_genenv.callbacks.coevolution.CoEvolutionCallback` hands over with
@@ -24,10 +24,10 @@ from torch.utils.data import DataLoader, Dataset
 
 from lightning_genenv.batch_layout import BatchLayout
 from lightning_genenv.prompts import family_examples
-from lightning_genenv.seed_loading import limit_base, load_seeds, validation_subset
+from lightning_genenv.run_tasks import limit_base, load_seeds, validation_subset
 from lightning_genenv.tasks import DataError, Skipped, Task, read_tasks
 from lightning_genenv.validation import ValidationBatch
-from lightning_genenv.values import Group, collate_groups
+from lightning_genenv.epoch_values import Group, collate_groups
 
 
 class _EpochGroups(Dataset):

@@ -32,9 +32,9 @@ from typing import TYPE_CHECKING, Iterator, TypeVar
 from lightning_genenv.jsonl import DataError, Skipped, count_bad, numbered_objects
 from lightning_genenv.tasks import Task
 
-if TYPE_CHECKING:  # annotations only: generation.py and values.py import the rollout engines and torch
-    from lightning_genenv.generation import GeneratedTask
-    from lightning_genenv.values import Group
+if TYPE_CHECKING:  # annotations only: task_writing.py and epoch_values.py import the rollout engines and torch
+    from lightning_genenv.epoch_values import Group
+    from lightning_genenv.task_writing import GeneratedTask
 
 SCHEMA_VERSION = 1
 VERSION_KEY = "schema_version"

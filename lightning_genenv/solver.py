@@ -18,8 +18,8 @@ import random
 from dataclasses import dataclass
 from typing import Callable
 
+from lightning_genenv.epoch_values import Group
 from lightning_genenv.tasks import Task
-from lightning_genenv.values import Group
 
 
 def success_probability(d: float | None, d0: float, slope: float) -> float:

@@ -23,9 +23,9 @@ from omegaconf import MISSING
 
 from lightning_genenv.config import Config, ConfigError, check, parse_cli
 from lightning_genenv.data import GenEnvDataModule
-from lightning_genenv.generation import write_tasks
 from lightning_genenv.models import ModelUnavailable, load_from_config
 from lightning_genenv.rollout import build_engine
+from lightning_genenv.task_writing import write_tasks
 from lightning_genenv.tasks import DataError, Task, write_jsonl_atomic
 
 

@@ -40,7 +40,7 @@ from lightning_genenv.benchmarks.train_seeds import heldout_items
 from lightning_genenv.distributed import gather, shard
 from lightning_genenv.reward_funcs import score_attempt
 from lightning_genenv.rollout import SamplingParams
-from lightning_genenv.seed_loading import per_benchmark
+from lightning_genenv.run_tasks import per_benchmark
 from lightning_genenv.tasks import Task, write_jsonl_atomic
 
 

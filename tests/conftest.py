@@ -33,7 +33,7 @@ def agent_batch():
     of the PPO ratio). Shared by the agent, policy and simulator tests."""
     import torch
 
-    from lightning_genenv.values import Group, collate_groups
+    from lightning_genenv.epoch_values import Group, collate_groups
 
     def make(tok, n: int = 4, sampler=None) -> dict:
         g = Group(task=None, prompt_ids=[5, 6, 7], completion_ids=[[8, 9, 10], [11, 12], [13], [8, 8, 8]][:n],

@@ -14,9 +14,9 @@ from types import SimpleNamespace
 import torch
 
 from lightning_genenv.config import Config
+from lightning_genenv.epoch_values import Group
 from lightning_genenv.rollout import Sample
 from lightning_genenv.tasks import Task
-from lightning_genenv.values import Group
 
 DEFAULTS = Config()  # the schema's defaults, for the arguments a test does not care about
 
@@ -112,7 +112,7 @@ def task(i: int, family: str = "qa", **changes) -> Task:
 
 def group(task: Task | None, rewards: list[float], **fields) -> Group:
     """A GRPO group of ``len(rewards)`` attempts at ``task``: one-token completions, prompt ``[1]``, unless
-    ``fields`` (any :class:`~lightning_genenv.values.Group` field) say otherwise."""
+    ``fields`` (any :class:`~lightning_genenv.epoch_values.Group` field) say otherwise."""
     n = len(rewards)
     defaults = dict(prompt_ids=[1], completion_ids=[[2]] * n, logprobs=[[-1.0]] * n, truncated=[False] * n,
                     texts=["t"] * n)

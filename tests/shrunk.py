@@ -3,7 +3,7 @@ fixture: some modules build their own argument lists from them at import time)."
 
 # Two co-evolution epochs of 8 tasks x 4 attempts on two task families; every valid generated task
 # trains the simulator (k_min 0). The tiny simulator was fitted to copy the example its prompt shows, so
-# its tasks are near-duplicates: they are kept (tests/test_generation.py tests the rejection).
+# its tasks are near-duplicates: they are kept (tests/test_task_writing.py tests the rejection).
 TINY_ARGS = ["data.families=[weather,qa_arith]", "data.num_val=4", "data.seeds_per_epoch=4",
              "data.tasks_per_epoch=8", "data.replay_per_epoch=2", "simulator.num_variations=2",
              "agent.num_generations=4",

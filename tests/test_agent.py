@@ -4,8 +4,8 @@ import pytest
 import torch
 
 from lightning_genenv.config import compose
+from lightning_genenv.epoch_values import Group, collate_groups
 from lightning_genenv.models import load_causal_lm
-from lightning_genenv.values import Group, collate_groups
 from tests.fakes import agent_module
 
 

@@ -48,7 +48,7 @@ def test_datamodule_with_only_invalid_seed_file_fails_clearly(tmp_path):
 def test_num_train_keeps_every_family_and_is_deterministic():
     from collections import Counter
 
-    from lightning_genenv.seed_loading import limit_base
+    from lightning_genenv.run_tasks import limit_base
     from lightning_genenv.seeds import embedded_seeds
     from lightning_genenv.tasks import DataError
 
@@ -75,7 +75,7 @@ def _made(overrides=()):
 def test_validation_subset_is_fixed_family_complete_and_inside_the_whole_set():
     from collections import Counter
 
-    from lightning_genenv.seed_loading import validation_subset
+    from lightning_genenv.run_tasks import validation_subset
     from lightning_genenv.tasks import DataError
 
     cfg, dm = _made()

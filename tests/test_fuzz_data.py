@@ -16,7 +16,7 @@ from omegaconf import OmegaConf
 from lightning_genenv.config.schema import DataConfig
 from lightning_genenv.parsing import SIMULATOR_REASONS, parse_simulator_output
 from lightning_genenv.prompts import agent_messages, simulator_messages
-from lightning_genenv.seed_loading import load_seeds
+from lightning_genenv.run_tasks import load_seeds
 from lightning_genenv.tasks import DataError, Skipped, Task, read_tasks, validate_task
 from lightning_genenv.tool_specs import TYPE_NAMES
 

@@ -177,7 +177,7 @@ def _tiny_llama():
 
 
 def _batch():
-    from lightning_genenv.values import pad_batch
+    from lightning_genenv.epoch_values import pad_batch
 
     # group 0: prompt [5, 6, 7] with completions [8, 9] and [10]; group 1: prompt [3, 4] (left-padded)
     return pad_batch([[5, 6, 7], [3, 4]], [[8, 9], [10], [11, 12], [13, 14]], pad_id=0)

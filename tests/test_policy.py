@@ -8,9 +8,9 @@ import pytest
 import torch
 
 from lightning_genenv.config import compose
+from lightning_genenv.epoch_values import pad_batch
 from lightning_genenv.models import load_causal_lm
 from lightning_genenv.policy import NonFiniteError, PolicyModule, is_peft
-from lightning_genenv.values import pad_batch
 from tests.fakes import DEFAULTS, agent_module, simulator_module
 
 LORA = {"r": 4, "alpha": 8, "dropout": 0.0, "target_modules": ["q_proj", "v_proj"]}

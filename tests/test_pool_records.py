@@ -7,7 +7,6 @@ import json
 
 import pytest
 
-from lightning_genenv.generation import GeneratedTask
 from lightning_genenv.jsonl import DataError, Skipped
 from lightning_genenv.pool_records import (
     SCHEMA_VERSION,
@@ -20,6 +19,7 @@ from lightning_genenv.pool_records import (
     read_records,
 )
 from lightning_genenv.pools import encode
+from lightning_genenv.task_writing import GeneratedTask
 from tests.fakes import group, solved, task
 
 GENERATION = GeneratedTask(3, "s-1", "simulator", [7, 8], [9], "q?\", ...", task(1), None, novelty=0.5)

@@ -16,9 +16,9 @@ from lightning.pytorch.plugins import MixedPrecision
 
 from lightning_genenv.batch_layout import BatchLayout
 from lightning_genenv.config import ConfigError, TrainerConfig, compose
+from lightning_genenv.epoch_values import Group, collate_groups
 from lightning_genenv.models import load_causal_lm
 from lightning_genenv.rollout import HFEngine, SamplingParams
-from lightning_genenv.values import Group, collate_groups
 from tests.fakes import agent_module
 
 ON_CPU = ["32-true", "32", "bf16-mixed", "bf16-true"]  # what a CPU runs

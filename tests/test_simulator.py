@@ -8,8 +8,8 @@ import torch
 from torch.utils.data import DataLoader
 
 from lightning_genenv.config import compose
+from lightning_genenv.epoch_values import SimRecord, collate_generations
 from lightning_genenv.models import load_causal_lm
-from lightning_genenv.values import SimRecord, collate_generations
 from tests.fakes import simulator_module
 
 

@@ -26,8 +26,8 @@ trl = pytest.importorskip("trl", reason="trl not installed (pip install -e '.[be
 
 from lightning_genenv import losses  # noqa: E402
 from lightning_genenv.config import compose  # noqa: E402
+from lightning_genenv.epoch_values import pad_batch  # noqa: E402
 from lightning_genenv.models import load_causal_lm  # noqa: E402
-from lightning_genenv.values import pad_batch  # noqa: E402
 from tests.fakes import agent_module  # noqa: E402
 
 EPS, EPS_HIGH, BETA = 0.2, 0.28, 0.04

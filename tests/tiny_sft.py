@@ -19,7 +19,7 @@ from pathlib import Path
 
 import torch
 
-from lightning_genenv.values import pad_batch
+from lightning_genenv.epoch_values import pad_batch
 from lightning_genenv.losses import sequence_logprobs
 from lightning_genenv.models import build_once, default_cache_dir, load_causal_lm, save_hf
 from lightning_genenv.parsing import task_to_simulator_json

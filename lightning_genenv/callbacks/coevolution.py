@@ -54,7 +54,7 @@ class CoEvolutionCallback(L.Callback):
     def on_train_start(self, trainer: L.Trainer, agent) -> None:
         # Not at fit start: under FSDP2 (ModelParallelStrategy.restore_checkpoint_after_setup) the
         # checkpoint's callback states, which name the simulator's checkpoint, load after on_fit_start.
-        self.run.simulator.start(trainer.strategy.root_device)
+        self.run.simulator_updates.start(trainer.strategy.root_device)
 
     def on_train_epoch_start(self, trainer: L.Trainer, agent) -> None:
         epoch = trainer.current_epoch

@@ -5,7 +5,7 @@
 2. :mod:`.sources`: the new tasks of the epoch (simulator, static set or none) -> ``NewTasks``;
 3. :mod:`.attempts`: the agent's ``n`` scored attempts per task -> ``Attempts`` (the GRPO groups);
 4. :mod:`.curriculum`: ``p̂``, ``R_env``, the filter, ``D_train`` records, the simulator's RWR set and
-   the groups that join the batch -> ``Curriculum`` (a pure function);
+   the groups that join the batch -> ``EpochScores`` (a pure function);
 5. :func:`.epoch.plan_batch`: the batch's generated / replayed / base mix -> ``BatchPlan`` (pure), and
    the replayed and base tasks' attempts;
 6. the agent prepares the batch (advantages, old and reference log-probs) -> ``EpochResult``, whose ``D_train`` and
@@ -23,7 +23,7 @@ Deliberately left out: the agent's batch preparation itself
 """
 
 from lightning_genenv.coevolution.attempts import Attempts, attempt
-from lightning_genenv.coevolution.curriculum import Curriculum, score_tasks
+from lightning_genenv.coevolution.curriculum import EpochScores, score_tasks
 from lightning_genenv.coevolution.epoch import BatchPlan, EpochAgent, EpochResult, base_order_rng, plan_batch, run_epoch
 from lightning_genenv.coevolution.results import LatestResults, family_results
 from lightning_genenv.coevolution.simulator_updates import SimulatorUpdates
@@ -39,7 +39,7 @@ from lightning_genenv.coevolution.telemetry import (
 )
 from lightning_genenv.pool_records import TaskScore
 
-__all__ = ["Attempts", "BatchPlan", "Curriculum", "EpochAgent", "EpochResult", "LatestResults", "MetricsListener",
+__all__ = ["Attempts", "BatchPlan", "EpochScores", "EpochAgent", "EpochResult", "LatestResults", "MetricsListener",
            "NewTasks", "NoSource", "SimulatorSource", "SimulatorUpdates", "StaticSource", "TaskScore", "Timers",
            "attempt", "family_results", "log_metrics", "logs_by_epoch", "log_samples", "new_task_metrics", "plan_batch",
            "rollout_metrics", "base_order_rng", "run_epoch", "score_tasks", "task_source"]

@@ -18,10 +18,10 @@ from typing import Callable
 
 from lightning_genenv.coevolution import telemetry
 from lightning_genenv.distributed import gather, shard
+from lightning_genenv.epoch_values import Group
 from lightning_genenv.reward_funcs import score_attempt
 from lightning_genenv.rollout import RolloutEngine, SamplingParams
 from lightning_genenv.tasks import Task
-from lightning_genenv.values import Group
 
 
 @dataclass(frozen=True)

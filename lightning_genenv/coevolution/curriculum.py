@@ -2,7 +2,7 @@
 what follows from them.
 
 From the new tasks and the agent's attempts at the valid ones, :func:`score_tasks` returns
-:class:`Curriculum`: per task its :class:`~lightning_genenv.pool_records.TaskScore`; the ``D_train`` records of the
+:class:`EpochScores`: per task its :class:`~lightning_genenv.pool_records.TaskScore`; the ``D_train`` records of the
 tasks that passed the filter (``k_min``, optionally ``band``) and the ``D_env`` record of every new task, typed
 (:mod:`lightning_genenv.pool_records`); the simulator's fit set (its generations, each with its
 shaped reward, :class:`~lightning_genenv.objectives.shaping.Shaping`, turned into weighted records by the
@@ -21,17 +21,19 @@ from dataclasses import dataclass
 
 import torch
 
-from lightning_genenv.generation import GeneratedTask
+from lightning_genenv.epoch_values import Group, SimRecord
 from lightning_genenv.metrics import mean
 from lightning_genenv.objectives.base import Objective, Scored
 from lightning_genenv.objectives.shaping import Shaping, shaping_stats
 from lightning_genenv.pool_records import EnvRecord, TaskScore, TrainRecord
 from lightning_genenv.rewards import ENV_REWARDS, passes_filter, success_rate
-from lightning_genenv.values import Group, SimRecord
+from lightning_genenv.task_writing import GeneratedTask
 
 
 @dataclass(frozen=True)
-class Curriculum:
+class EpochScores:
+    """Step 4's value: one epoch's new tasks scored, with what each pool and each player takes from them."""
+
     scores: list[TaskScore | None]  # one per new task; None: invalid, not attempted
     train_records: list[TrainRecord]  # new D_train records
     env_records: list[EnvRecord]  # one D_env record per new task
@@ -49,7 +51,7 @@ class Curriculum:
 
 
 def score_tasks(records: list[GeneratedTask], groups: list[Group], cur, success_threshold: float, share: int,
-                earlier: list[EnvRecord], objective: Objective, shaping: Shaping) -> Curriculum:
+                earlier: list[EnvRecord], objective: Objective, shaping: Shaping) -> EpochScores:
     """``groups``: the attempts at the valid ``records``, in their order. ``cur``: the curriculum
     config group (``env_reward``, ``alpha``, ``beta``, ``band``, ``k_min``, ``in_band_width``).
     ``earlier``: the ``D_env`` records of earlier epochs that the objective may fit again (``simulator.rwr_set=pool``;
@@ -77,7 +79,7 @@ def score_tasks(records: list[GeneratedTask], groups: list[Group], cur, success_
     stats = {**_stats(list(by_record.values()), len(valid), len(passed), cur), **fit.stats,
              **shaping_stats(shaping, [s.p_hat for s in scored], [r.near_duplicate for r, _ in written],
                              [s.reward for s in scored])}
-    return Curriculum(scores, train_records, [EnvRecord.scored(r, s) for r, s in zip(records, scores)], fit.records,
+    return EpochScores(scores, train_records, [EnvRecord.scored(r, s) for r, s in zip(records, scores)], fit.records,
                       kept, stats)
 
 

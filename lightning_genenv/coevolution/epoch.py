@@ -30,17 +30,17 @@ from typing import Protocol
 
 from lightning_genenv.batch_layout import BatchLayout, epoch_seed
 from lightning_genenv.coevolution.attempts import attempt
-from lightning_genenv.coevolution.curriculum import Curriculum, score_tasks
+from lightning_genenv.coevolution.curriculum import EpochScores, score_tasks
 from lightning_genenv.coevolution.results import family_results
 from lightning_genenv.coevolution.sources import NewTasks
 from lightning_genenv.coevolution.telemetry import Timers, new_task_metrics, rollout_metrics
+from lightning_genenv.epoch_values import Group
 from lightning_genenv.objectives import make_objective
 from lightning_genenv.objectives.shaping import Shaping
 from lightning_genenv.pool_records import EnvRecord, TrainRecord
 from lightning_genenv.prompts import FamilyResults
 from lightning_genenv.rollout import RolloutEngine
 from lightning_genenv.tasks import Task
-from lightning_genenv.values import Group
 
 
 class EpochAgent(Protocol):
@@ -101,7 +101,7 @@ class EpochResult:
 
     new: NewTasks  # step 2
     attempted: list[Group]  # step 3: one per valid new task
-    curriculum: Curriculum  # step 4
+    curriculum: EpochScores  # step 4
     plan: BatchPlan  # step 5
     filled: list[Group]  # step 5: the replayed tasks' groups, then the base tasks'
     groups: list[Group]  # step 6: the batch, prepared, in the order every rank shares

@@ -33,7 +33,7 @@ from lightning_genenv.coevolution.run_state import RunState, check_setup
 from lightning_genenv.coevolution.simulator_updates import SimulatorUpdates
 from lightning_genenv.coevolution.sources import task_source
 from lightning_genenv.coevolution.telemetry import Timers
-from lightning_genenv.values import Group, SimRecord
+from lightning_genenv.epoch_values import Group, SimRecord
 
 
 @dataclass(frozen=True)
@@ -62,7 +62,7 @@ class CoEvolution:
     def __init__(self, cfg, rollouts, simulator=None, sim_trainer=None):
         self.cfg, self.rollouts = cfg, rollouts
         self.ckpt_dir = Path(cfg.run_dir) / "checkpoints" if cfg.run_dir else None
-        self.simulator = SimulatorUpdates(simulator, sim_trainer, self.ckpt_dir, cfg.simulator.batch_size)
+        self.simulator_updates = SimulatorUpdates(simulator, sim_trainer, self.ckpt_dir, cfg.simulator.batch_size)
         self.sim_tokenizer = simulator.tokenizer if simulator is not None else None
         self.state = RunState(Path(cfg.run_dir) / "pools" if cfg.run_dir else None,
                               cfg.curriculum.max_empty_epochs_warning)
@@ -106,8 +106,8 @@ class CoEvolution:
         timers.stop()  # the agent's update, where no validation followed it
         metrics = {}
         with timers.phase("simulator_update"):
-            if cfg.curriculum.train_simulator and progress.sim_records and self.simulator.trainer is not None:
-                metrics.update(self.simulator.update(progress.sim_records))
+            if cfg.curriculum.train_simulator and progress.sim_records and self.simulator_updates.trainer is not None:
+                metrics.update(self.simulator_updates.update(progress.sim_records))
         self.rollouts.sync()
         pushes = self.rollouts.pop_sync_times()  # weight pushes into an external engine this epoch
         timers.add("weight_sync", sum(pushes))
@@ -120,15 +120,15 @@ class CoEvolution:
 
     def summary(self) -> dict:
         """For ``summary.json``: the simulator's updates, its rejections by reason, the pool log's repairs."""
-        return {"simulator_epochs": self.simulator.epochs, "invalid_generations": dict(self.state.invalid),
+        return {"simulator_epochs": self.simulator_updates.epochs, "invalid_generations": dict(self.state.invalid),
                 "pool_repairs": [r["action"] for r in self.state.pools.repairs]}
 
     def state_dict(self) -> dict:
-        return {"sim_epochs": self.simulator.epochs, **self.state.state_dict()}
+        return {"sim_epochs": self.simulator_updates.epochs, **self.state.state_dict()}
 
     def load_state_dict(self, state: dict, repair: bool) -> list[str]:
         """Restores a checkpoint's state (``repair``: rank 0 cuts the pool log back to it); returns what the
         repair did, one line each."""
         lines = self.state.load_state_dict(state, repair=repair)
-        self.simulator.resume_from(state["sim_epochs"])
+        self.simulator_updates.resume_from(state["sim_epochs"])
         return lines

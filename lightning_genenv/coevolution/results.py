@@ -11,10 +11,10 @@ Deliberately left out: how the results are phrased in the prompt (:mod:`lightnin
 
 from __future__ import annotations
 
+from lightning_genenv.epoch_values import Group
 from lightning_genenv.prompts import FamilyResults
 from lightning_genenv.rewards import success_rate
 from lightning_genenv.tasks import Task
-from lightning_genenv.values import Group
 
 
 def family_results(groups: list[Group], threshold: float) -> dict[str, FamilyResults]:

@@ -24,7 +24,7 @@ from torch.utils.data import DataLoader
 
 from lightning_genenv import stopping
 from lightning_genenv.coevolution.checkpoint import seal, sidecar, verify
-from lightning_genenv.values import SimRecord, collate_generations
+from lightning_genenv.epoch_values import SimRecord, collate_generations
 
 
 class OneEpochPerFit(L.Callback):

@@ -7,7 +7,7 @@
 * ``none``: no new tasks (plain GRPO on the base data).
 
 Each returns :class:`NewTasks`: every new task of the epoch, valid or not, as
-:class:`~lightning_genenv.generation.GeneratedTask`.
+:class:`~lightning_genenv.task_writing.GeneratedTask`.
 
 Every source is given what it reads: the simulator's source the few-shot pool and the agent's latest
 results (:class:`~.results.LatestResults`), the static source its task set; each call, the epoch's
@@ -25,8 +25,8 @@ from dataclasses import dataclass
 
 from lightning_genenv.coevolution.results import LatestResults
 from lightning_genenv.distributed import gather, shard
-from lightning_genenv.generation import GeneratedTask, static_records, write_tasks
 from lightning_genenv.prompts import family_examples
+from lightning_genenv.task_writing import GeneratedTask, static_records, write_tasks
 from lightning_genenv.tasks import Task
 
 

@@ -24,11 +24,11 @@ from contextlib import contextmanager
 
 import torch
 
-from lightning_genenv.generation import GeneratedTask
+from lightning_genenv.epoch_values import Group
 from lightning_genenv.metrics import frac_reward_all_zero, group_reward_stats, mean
 from lightning_genenv.pool_records import TaskScore
 from lightning_genenv.reward_funcs import reward_metrics
-from lightning_genenv.values import Group
+from lightning_genenv.task_writing import GeneratedTask
 
 # The phase timers' clock: wall time, or the process's CPU time (steadier on a shared machine) where the
 # environment asks for it (bench/epoch_profile.py --clock cpu sets it for its runs), chosen once at import.

@@ -13,9 +13,9 @@ from typing import Protocol
 
 import torch
 
+from lightning_genenv.epoch_values import SimRecord
 from lightning_genenv.losses import group_advantages
 from lightning_genenv.rewards import effective_sample_size
-from lightning_genenv.values import SimRecord
 
 
 @dataclass(frozen=True)

@@ -15,10 +15,10 @@ one epoch).
 
 from __future__ import annotations
 
+from lightning_genenv.epoch_values import SimRecord
 from lightning_genenv.losses import rwr_loss
 from lightning_genenv.objectives.base import FitSet, Scored, group_stats, seed_advantages, weight_stats
 from lightning_genenv.rewards import rwr_weights
-from lightning_genenv.values import SimRecord
 
 
 class GroupRWR:

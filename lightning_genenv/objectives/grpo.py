@@ -15,9 +15,9 @@ and the clip ``simulator.epsilon`` only acts when a batch is seen again).
 
 from __future__ import annotations
 
+from lightning_genenv.epoch_values import SimRecord
 from lightning_genenv.losses import grpo_loss
 from lightning_genenv.objectives.base import FitSet, Scored, group_stats, seed_advantages
-from lightning_genenv.values import SimRecord
 
 
 class GRPO:

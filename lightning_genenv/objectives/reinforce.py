@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import torch
 
+from lightning_genenv.epoch_values import SimRecord
 from lightning_genenv.losses import group_advantages, rwr_loss
 from lightning_genenv.objectives.base import FitSet, Scored
-from lightning_genenv.values import SimRecord
 
 
 class Reinforce:

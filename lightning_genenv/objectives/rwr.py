@@ -12,10 +12,10 @@ the filter are never imitated).
 
 from __future__ import annotations
 
+from lightning_genenv.epoch_values import SimRecord
 from lightning_genenv.losses import rwr_loss
 from lightning_genenv.objectives.base import FitSet, Scored, weight_stats
 from lightning_genenv.rewards import rwr_weights
-from lightning_genenv.values import SimRecord
 
 
 def fitted_before(env_records: list[dict]) -> list[dict]:

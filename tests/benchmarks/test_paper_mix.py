@@ -11,7 +11,7 @@ from lightning_genenv.benchmarks import train_seeds as ts
 from lightning_genenv.config import PAPER_MIX, compose
 from lightning_genenv.prompts import agent_messages, family_examples, gold_completion
 from lightning_genenv.rollout import Sample, encode_chat
-from lightning_genenv.seed_loading import benchmark_of, cap_validation, load_seeds, per_benchmark
+from lightning_genenv.run_tasks import benchmark_of, cap_validation, load_seeds, per_benchmark
 from lightning_genenv.tasks import Task
 
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "benchmarks"

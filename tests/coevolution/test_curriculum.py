@@ -7,10 +7,10 @@ import pytest
 
 from lightning_genenv.coevolution import score_tasks
 from lightning_genenv.config import compose
-from lightning_genenv.generation import GeneratedTask
 from lightning_genenv.objectives import make_objective
 from lightning_genenv.objectives.shaping import Shaping
 from lightning_genenv.pool_records import EnvRecord
+from lightning_genenv.task_writing import GeneratedTask
 from tests.fakes import group, solved, task
 
 

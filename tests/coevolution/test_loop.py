@@ -64,7 +64,8 @@ def test_the_simulator_is_fitted_on_the_epochs_set_and_its_count_is_checkpointed
     trainer = RecordingTrainer()
     cfg, dm, run = _run(tmp_path, sim_trainer=trainer, extra=["curriculum.k_min=0.0"])  # unsolved tasks fitted too
     (tmp_path / "checkpoints").mkdir()  # train.py makes it with the run directory
-    run.simulator.sim.steps_this_epoch, run.simulator.sim.last_kl, run.simulator.sim.kl_exceeded = 1, 0.0, False
+    sim = run.simulator_updates.sim
+    sim.steps_this_epoch, sim.last_kl, sim.kl_exceeded = 1, 0.0, False
     progress = run.begin_epoch(0, dm, FakePolicy(cfg), write=True).progress
     fitted = list(progress.sim_records)
     run.end_epoch(progress)

@@ -3,8 +3,8 @@
 import json
 
 from lightning_genenv.coevolution.results import LatestResults, family_results
+from lightning_genenv.epoch_values import Group
 from lightning_genenv.tasks import Task
-from lightning_genenv.values import Group
 
 
 def _group(i: int, family: str, rewards: list[float]) -> Group:

@@ -10,7 +10,7 @@ from torch.utils.data import DataLoader
 
 from lightning_genenv.coevolution.checkpoint import sha256_file, sidecar
 from lightning_genenv.coevolution.simulator_updates import OneEpochPerFit, SimulatorUpdates
-from lightning_genenv.values import SimRecord
+from lightning_genenv.epoch_values import SimRecord
 from tests.fakes import CharTok, RecordingTrainer
 
 RECORDS = [SimRecord([5, 6], [7], 0.5), SimRecord([5], [8, 9], 2.0), SimRecord([4], [3], 1.0)]

@@ -9,9 +9,9 @@ import pytest
 
 from lightning_genenv.coevolution.results import LatestResults
 from lightning_genenv.coevolution.sources import NewTasks, NoSource, SimulatorSource, StaticSource, task_source
-from lightning_genenv.generation import GeneratedTask, static_records
 from lightning_genenv.prompts import FamilyResults, simulator_messages, simulator_prefix
 from lightning_genenv.rollout.players import Rollouts
+from lightning_genenv.task_writing import GeneratedTask, static_records
 from tests.fakes import DEFAULTS, CharTok, ScriptedEngine, char_ids, task
 
 SIM = dataclasses.replace(DEFAULTS.simulator, num_variations=2, num_examples=1)

@@ -7,9 +7,9 @@ from types import SimpleNamespace
 import pytest
 import torch
 
+from lightning_genenv.epoch_values import Group, collate_groups
 from lightning_genenv.models import load_causal_lm
 from lightning_genenv.rollout import HFEngine, SamplingParams, build_engine
-from lightning_genenv.values import Group, collate_groups
 
 
 @pytest.fixture(scope="module")

