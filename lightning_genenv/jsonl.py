@@ -1,7 +1,9 @@
 """Reading JSON Lines files: the package's one reader, lenient or strict.
 
-Each non-blank line must be one JSON object of at most :data:`MAX_LINE_CHARS` characters. A line that is not
-(``line_too_long``, ``not_json``, ``not_an_object``) is a *bad line*, and the caller chooses what it means:
+A path ending in ``.gz`` is read through gzip (archived run files, ``docs/results``); a damaged one is a
+:class:`DataError` naming it. Each non-blank line must be one JSON object of at most :data:`MAX_LINE_CHARS`
+characters. A line that is not (``line_too_long``, ``not_json``, ``not_an_object``) is a *bad line*, and the
+caller chooses what it means:
 
 * lenient, :func:`iter_jsonl` / :func:`read_jsonl_lenient`: bad lines are skipped and counted by reason in a
   :class:`Skipped` (which also keeps the first lines of each reason), so that a bad user file never crashes a
@@ -19,7 +21,9 @@ on bytes first, :mod:`lightning_genenv.pools`), and any schema of the objects.
 
 from __future__ import annotations
 
+import gzip
 import json
+import zlib
 from collections import Counter
 from pathlib import Path
 from typing import Iterator
@@ -74,12 +78,13 @@ def count_bad(skipped: Counter, reason: str, path, lineno: int) -> None:
 def numbered_objects(path: str | Path, skipped: Counter) -> Iterator[tuple[int, dict]]:
     """``(line number, object)`` for each JSON object of a JSONL file; bad lines counted by reason.
     A file that cannot be opened is a :class:`FileNotFoundError` in one line."""
+    opener = gzip.open if str(path).endswith(".gz") else open
     try:
-        f = open(path, encoding="utf-8", errors="replace")
+        f = opener(path, "rt", encoding="utf-8", errors="replace")
     except OSError as e:
         raise FileNotFoundError(f"cannot read data file {path}: {e.strerror}") from None
     with f:
-        for lineno, line in enumerate(f, 1):
+        for lineno, line in enumerate(_lines(f, path), 1):
             line = line.strip()
             if not line:
                 continue
@@ -95,6 +100,14 @@ def numbered_objects(path: str | Path, skipped: Counter) -> Iterator[tuple[int, 
                 count_bad(skipped, "not_an_object", path, lineno)
                 continue
             yield lineno, obj
+
+
+def _lines(f, path) -> Iterator[str]:
+    """The file's lines; a gzip file that is damaged or cut short is a :class:`DataError` naming it."""
+    try:
+        yield from f
+    except (OSError, EOFError, zlib.error) as e:
+        raise DataError(f"{path}: not a readable gzip file ({e})") from None
 
 
 def iter_jsonl(path: str | Path, skipped: Counter | None = None) -> Iterator[dict]:

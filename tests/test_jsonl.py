@@ -1,6 +1,7 @@
 """lightning_genenv.jsonl: the one JSON Lines reader, lenient (bad lines skipped and counted) and strict (an
 error naming the file and the lines)."""
 
+import gzip
 from collections import Counter
 
 import pytest
@@ -48,3 +49,17 @@ def test_strict_names_the_file_and_the_lines(mixed, tmp_path):
 def test_a_missing_file_is_one_line(tmp_path):
     with pytest.raises(FileNotFoundError, match="cannot read data file .*missing.jsonl"):
         read_jsonl_lenient(tmp_path / "missing.jsonl")
+
+
+def test_a_gzip_file_reads_as_its_text_and_a_damaged_one_is_named(mixed, tmp_path):
+    packed = tmp_path / "d_env.jsonl.gz"
+    packed.write_bytes(gzip.compress(mixed.read_bytes()))
+    assert read_jsonl_lenient(packed)[0] == read_jsonl_lenient(mixed)[0] == [{"a": 1}, {"b": 2}]
+    cut = tmp_path / "cut.jsonl.gz"
+    cut.write_bytes(packed.read_bytes()[:-12])  # cut short: no end of stream
+    with pytest.raises(DataError, match=f"{cut}: not a readable gzip file"):
+        read_jsonl_lenient(cut)
+    plain = tmp_path / "plain.jsonl.gz"
+    plain.write_text('{"a": 1}\n')  # not gzip at all
+    with pytest.raises(DataError, match="not a readable gzip file"):
+        read_jsonl_strict(plain)

@@ -47,7 +47,7 @@ def _untrained_p_bars(root: Path) -> list[float]:
 def _bare_numbers(run: str) -> Callable[[Path], str]:
     """``k of n``: of a run's rated tasks in epochs 8-10, those ``digits`` no longer rates (no operation asked)."""
     def compute(root: Path) -> str:
-        rows = read_jsonl_strict(root / RESULTS / _CAL / run / "calibration_tasks.jsonl")
+        rows = read_jsonl_strict(root / RESULTS / _CAL / run / "calibration_tasks.jsonl.gz")
         rated = [r for r in rows if r["epoch"] >= 7 and r["d"] is not None]
         bare = [r for r in rated if digits(SimpleNamespace(question=r["question"])) is None]
         return f"{len(bare)} of {len(rated)}"
@@ -76,7 +76,7 @@ CALIBRATED_CLAIMS: tuple[Claim, ...] = (
           _last_epochs(_CAL, "grpo-a02-move-s0"), ((R, "The moving target is not followed"),),
           f"{_CAL}/grpo-a02-move-s0"),
     *(Claim(f"calibrated solver, {run}: bare numbers among the rated tasks of epochs 8-10", value, _bare_numbers(run),
-            ((R, phrase),), f"{_CAL}/{run}/calibration_tasks.jsonl")
+            ((R, phrase),), f"{_CAL}/{run}/calibration_tasks.jsonl.gz")
       for run, value, phrase in (("grpo-a05-s0", "34 of 87", "In epochs 8–10, **34 of 87"),
                                  ("grpo-lr2e3-a08-s0", "82 of 101", "**82 of 101"),
                                  ("untrained-a05-s0", "39 of 68", "(**39 of 68"))),
