@@ -61,43 +61,58 @@ def _calibration_wall(run: str) -> Callable[[Path], str]:
     return compute
 
 
+_CAL_README, _OP_README = f"{RESULTS}/{_CAL}/README.md", f"{RESULTS}/{_CAL_OP}/README.md"
+
+
+def _unrated_last(folder: str, *runs: str) -> Callable[[Path], str]:
+    """Each seed's share of unrated tasks among the last epoch's valid ones."""
+    return lambda root: " / ".join(f"{r.unrated():.3f}" for r in _calibrated(root, folder, *runs).runs)
+
+
 CALIBRATED_CLAIMS: tuple[Claim, ...] = (
     *(Claim(f"calibrated solver, grpo, alpha 0.{a[1]}: |p-bar - alpha| at epoch 10 per seed", value,
-            _last_epochs(_CAL, *(f"grpo-a{a}-s{s}" for s in seeds)), ((R, phrase),), f"{_CAL}/grpo-a{a}-s*")
+            _last_epochs(_CAL, *(f"grpo-a{a}-s{s}" for s in seeds)), ((_CAL_README, phrase),), f"{_CAL}/grpo-a{a}-s*")
       for a, seeds, value, phrase in (
           ("02", (0, 1), "0.108 / 0.075", "within 0.1 on 6 of its 8"), ("05", (0, 1, 2), "0.026 / 0.212 / 0.049",
                                                                         "within 0.1 on 6 of its 8"),
           ("08", (0, 1, 2), "0.296 / 0.024 / 0.039", "α = 0.8 **0.296"))),
     *(Claim(f"calibrated solver, never trained, alpha 0.{a[1]}: mean |p-bar - alpha| over epochs 2-10", value,
-            _untrained_distance(_CAL, f"untrained-a{a}-s0"), ((R, phrase),), f"{_CAL}/untrained-a{a}-s0")
+            _untrained_distance(_CAL, f"untrained-a{a}-s0"), ((_CAL_README, phrase),), f"{_CAL}/untrained-a{a}-s0")
       for a, value, phrase in (("02", "0.280", "The never-trained simulator stays"),
                                ("05", "0.245", "but only **0.245"), ("08", "0.542", "0.2) and **0.542"))),
     Claim("calibrated solver, grpo, alpha 0.2, d0 + 0.2 an epoch: |p-bar - alpha| at epoch 10", "0.128",
-          _last_epochs(_CAL, "grpo-a02-move-s0"), ((R, "The moving target is not followed"),),
+          _last_epochs(_CAL, "grpo-a02-move-s0"), ((_CAL_README, "The moving target is not followed"),),
           f"{_CAL}/grpo-a02-move-s0"),
     *(Claim(f"calibrated solver, {run}: bare numbers among the rated tasks of epochs 8-10", value, _bare_numbers(run),
-            ((R, phrase),), f"{_CAL}/{run}/calibration_tasks.jsonl.gz")
+            ((_CAL_README, phrase),), f"{_CAL}/{run}/calibration_tasks.jsonl.gz")
       for run, value, phrase in (("grpo-a05-s0", "34 of 87", "In epochs 8–10, **34 of 87"),
                                  ("grpo-lr2e3-a08-s0", "82 of 101", "**82 of 101"),
                                  ("untrained-a05-s0", "39 of 68", "(**39 of 68"))),
-    *(Claim(f"calibrated solver, digits with an operation, never trained, alpha 0.{a[1]}: mean |p-bar - alpha| over "
-            "epochs 2-10", value, _untrained_distance(_CAL_OP, f"untrained-a{a}-s0"), ((R, phrase),),
-            f"{_CAL_OP}/untrained-a{a}-s0")
-      for a, value, phrase in (("05", "0.392", "now stays **0.392"), ("08", "0.567", "against **0.567"))),
-    *(Claim(f"calibrated solver, digits with an operation, grpo, alpha 0.{a[1]}: |p-bar - alpha| {what} per seed",
-            value, f(_CAL_OP, f"grpo-a{a}-s0", f"grpo-a{a}-s1"), ((R, phrase),),
-            f"{_CAL_OP}/grpo-a{a}-s*")
-      for a, what, f, value, phrase in (
-          ("05", "at epoch 10", _last_epochs, "0.104 / 0.027", "ends at **0.104 / 0.027"),
-          ("05", "over epochs 5-10", _tail_means, "0.062 / 0.122", "**0.062 / 0.122** on average"),
-          ("08", "at epoch 10", _last_epochs, "0.054 / 0.003", "At α = 0.8: **"),
-          ("08", "over epochs 5-10", _tail_means, "0.190 / 0.041", "**0.190 / 0.041**"))),
-    Claim("calibrated solver, digits with an operation, never trained, alpha 0.2: |p-bar - alpha| at epoch 1",
-          "0.129", lambda root: f"{_calibrated(root, _CAL_OP, 'untrained-a02-s0').first()[0]:.3f}",
-          ((R, "now fail, so it starts only **"),), f"{_CAL_OP}/untrained-a02-s0"),
     Claim("calibrated solver, never trained, alpha 0.5: sd of p-bar over epochs 2-10", "0.072",
           lambda root: f"{statistics.stdev(_untrained_p_bars(root)):.3f}",
-          ((R, "deviation of 0.072"),), f"{_CAL}/untrained-a05-s0"),
+          ((_CAL_README, "deviation of 0.072"),), f"{_CAL}/untrained-a05-s0"),
+    *(Claim(f"calibrated solver, digits with an operation, never trained, alpha 0.{a[1]}{at}: mean |p-bar - alpha| "
+            "over epochs 2-10", value, _untrained_distance(_CAL_OP, run), ((_OP_README, phrase),), f"{_CAL_OP}/{run}")
+      for a, at, run, value, phrase in (("05", "", "untrained-a05-s0", "0.392", "stays **0.392"),
+                                        ("08", "", "untrained-a08-s0", "0.567", "against **0.567"),
+                                        ("02", ", d0 5", "untrained-a02-d5-s0", "0.504", "stays **0.504"))),
+    *(Claim(f"calibrated solver, digits with an operation, grpo, alpha 0.{a[1]}: |p-bar - alpha| {what} per seed",
+            value, f(_CAL_OP, *(f"grpo-a{a}-s{s}" for s in range(3))), ((_OP_README, phrase),),
+            f"{_CAL_OP}/grpo-a{a}-s*")
+      for a, what, f, value, phrase in (
+          ("05", "at epoch 10", _last_epochs, "0.104 / 0.027 / 0.133", "ends at **0.104 / 0.027 / 0.133"),
+          ("05", "over epochs 5-10", _tail_means, "0.062 / 0.122 / 0.148", "**0.062 / 0.122 / 0.148** on average"),
+          ("08", "at epoch 10", _last_epochs, "0.054 / 0.003 / 0.005", "α = 0.8: **0.054"),
+          ("08", "over epochs 5-10", _tail_means, "0.190 / 0.041 / 0.184", "**0.190 / 0.041 / 0.184**"))),
+    Claim("calibrated solver, digits with an operation, never trained, alpha 0.2: |p-bar - alpha| at epoch 1",
+          "0.129", lambda root: f"{_calibrated(root, _CAL_OP, 'untrained-a02-s0').first()[0]:.3f}",
+          ((_OP_README, "now fail, so it starts only **"),), f"{_CAL_OP}/untrained-a02-s0"),
+    Claim("calibrated solver, R_env(0) rewarded, grpo, alpha 0.2, d0 5: |p-bar - alpha| at epoch 10 per seed",
+          "0.114 / 0.050", _last_epochs(_CAL_OP, "grpo-a02-d5-s0", "grpo-a02-d5-s1"),
+          ((_OP_README, "`grpo` at d₀ = 5 ends **"),), f"{_CAL_OP}/grpo-a02-d5-s*"),
+    Claim("calibrated solver, R_env(0) rewarded, grpo, alpha 0.2, d0 5: unrated share of epoch 10's tasks per seed",
+          "0.545 / 0.571", _unrated_last(_CAL_OP, "grpo-a02-d5-s0", "grpo-a02-d5-s1"),
+          ((_OP_README, "are **0.545 / 0.571**"),), f"{_CAL_OP}/grpo-a02-d5-s*"),
     *(Claim(f"calibrated solver, {run}: wall time beside other jobs", value, _calibration_wall(run),
             ((B, "a 10-epoch calibrated-solver run"),), f"{_CAL}/{run}/summary.json")
       for run, value in (("grpo-a05-s0", "2,340 s"), ("untrained-a05-s0", "659 s"))),
