@@ -16,7 +16,8 @@ from lightning_genenv.jsonl import read_jsonl_strict
 from lightning_genenv.report.calibration import Setting, read_run, settings
 from lightning_genenv.report.claim import RESULTS, B, Claim, R
 
-_CAL, _CAL_OP = "calibrated", "calibrated-op"  # digits as first defined; digits needing an operation
+# digits as first defined; digits needing an operation; and p-hat 0 and 1 scored 0 (the preset's rewards)
+_CAL, _CAL_OP, _SHAPED = "calibrated", "calibrated-op", "calibrated-shaped"
 
 
 def _calibrated(root: Path, folder: str, *runs: str) -> Setting:
@@ -54,9 +55,9 @@ def _bare_numbers(run: str) -> Callable[[Path], str]:
     return compute
 
 
-def _calibration_wall(run: str) -> Callable[[Path], str]:
+def _calibration_wall(folder: str, run: str) -> Callable[[Path], str]:
     def compute(root: Path) -> str:
-        summary = json.loads((root / RESULTS / _CAL / run / "summary.json").read_text(encoding="utf-8"))
+        summary = json.loads((root / RESULTS / folder / run / "summary.json").read_text(encoding="utf-8"))
         return f"{round(summary['wall_time_s']):,} s"
     return compute
 
@@ -113,7 +114,8 @@ CALIBRATED_CLAIMS: tuple[Claim, ...] = (
     Claim("calibrated solver, R_env(0) rewarded, grpo, alpha 0.2, d0 5: unrated share of epoch 10's tasks per seed",
           "0.545 / 0.571", _unrated_last(_CAL_OP, "grpo-a02-d5-s0", "grpo-a02-d5-s1"),
           ((_OP_README, "are **0.545 / 0.571**"),), f"{_CAL_OP}/grpo-a02-d5-s*"),
-    *(Claim(f"calibrated solver, {run}: wall time beside other jobs", value, _calibration_wall(run),
-            ((B, "a 10-epoch calibrated-solver run"),), f"{_CAL}/{run}/summary.json")
-      for run, value in (("grpo-a05-s0", "2,340 s"), ("untrained-a05-s0", "659 s"))),
+    *(Claim(f"calibrated solver, {folder}/{run}: wall time beside other jobs", value, _calibration_wall(folder, run),
+            ((B, "a 10-epoch calibrated-solver run"),), f"{folder}/{run}/summary.json")
+      for folder, run, value in ((_CAL, "grpo-a05-s0", "2,340 s"), (_CAL, "untrained-a05-s0", "659 s"),
+                                 (_SHAPED, "grpo-a05-s0", "840 s"), (_CAL_OP, "untrained-a02-d5-s0", "253 s"))),
 )

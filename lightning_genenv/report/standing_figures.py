@@ -1,5 +1,6 @@
-"""RESULTS.md's two standing figures, drawn from the archived runs (``python -m lightning_genenv.report.claims
---plot``). Left out: the per-run curves, which ``lightning_genenv/report/plots.py`` draws.
+"""RESULTS.md's standing figures, drawn from the archived runs (``python -m lightning_genenv.report.claims
+--plot``): the default agent's gain, the default regime's ends, and the calibrated solver's mean success per epoch.
+Left out: the per-run curves, which ``lightning_genenv/report/plots.py`` draws.
 """
 
 from __future__ import annotations
@@ -7,6 +8,7 @@ from __future__ import annotations
 import statistics
 from pathlib import Path
 
+from lightning_genenv.report.calibration import read_run
 from lightning_genenv.report.claim import RESULTS, ROOT, RUNS
 from lightning_genenv.report.claims_runs import AFTER, DEF, RECORDED, _held_out_gain, run_end
 from lightning_genenv.report.plots import COLORS, DPI, FIGSIZE, pyplot
@@ -54,4 +56,39 @@ def plot(root: Path = ROOT, out: Path | None = None) -> list[Path]:
     paths.append(out / "default_regime.png")
     fig.savefig(paths[-1], dpi=DPI)
     plt.close(fig)
+    paths.append(calibrated_figure(root, out / "calibrated.png"))
     return paths
+
+
+# The calibrated solver's standing runs: per alpha, the trained simulator's seeds and the never-trained one
+CALIBRATED = {alpha: ([RESULTS / "calibrated-shaped" / f"grpo-a{tag}-s{s}" for s in range(3)],
+                      RESULTS / "calibrated-op" / untrained)
+              for alpha, tag, untrained in ((0.2, "02", "untrained-a02-d5-s0"), (0.5, "05", "untrained-a05-s0"),
+                                            (0.8, "08", "untrained-a08-s0"))}
+
+
+def calibrated_figure(root: Path, path: Path) -> Path:
+    """Mean success p-bar per epoch, one panel per alpha: each trained seed, the never-trained simulator (dashed),
+    alpha and the bar's band (grey)."""
+    plt = pyplot()
+    fig, axes = plt.subplots(1, len(CALIBRATED), figsize=(FIGSIZE[0] * 1.8, FIGSIZE[1]), sharey=True)
+    for ax, (alpha, (trained, untrained)) in zip(axes, CALIBRATED.items()):
+        ax.axhspan(alpha - 0.1, alpha + 0.1, color="0.9")
+        ax.axhline(alpha, color="gray", linewidth=0.8)
+        for seed, run_dir in enumerate(trained):
+            if (root / run_dir / "calibration.jsonl").is_file():
+                _p_bar_line(ax, read_run(root / run_dir), color=COLORS[seed], label=f"grpo, seed {seed}")
+        _p_bar_line(ax, read_run(root / untrained), color="black", linestyle="--", label="never trained")
+        ax.set_title(f"α = {alpha:g}")
+        ax.set_xlabel("epoch")
+    axes[0].set_ylabel("mean success p̄ of the epoch's tasks")
+    axes[0].set_ylim(0, 1)
+    axes[-1].legend(loc="lower right", fontsize="small")
+    fig.tight_layout()
+    fig.savefig(path, dpi=DPI)
+    plt.close(fig)
+    return path
+
+
+def _p_bar_line(ax, run, **style) -> None:
+    ax.plot(range(1, len(run.epochs) + 1), [e["curriculum/p_hat_mean"] for e in run.epochs], marker=".", **style)
