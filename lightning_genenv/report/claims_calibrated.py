@@ -13,7 +13,7 @@ from typing import Callable
 
 from lightning_genenv.difficulty import digits
 from lightning_genenv.jsonl import read_jsonl_strict
-from lightning_genenv.report.calibration import Setting, read_run, settings
+from lightning_genenv.report.calibration import TAIL, Setting, read_run, settings
 from lightning_genenv.report.claim import RESULTS, B, Claim, R
 
 # digits as first defined; digits needing an operation; and p-hat 0 and 1 scored 0 (the preset's rewards)
@@ -33,6 +33,13 @@ def _per_seed(view: Callable[[Setting], list[float]]) -> Callable[..., Callable[
 
 _last_epochs = _per_seed(Setting.last)  # |p-bar - alpha| at the last epoch
 _tail_means = _per_seed(Setting.tail_mean)  # mean |p-bar - alpha| from epoch 5 on
+
+
+def _in_band(folder: str, *runs: str) -> Callable[[Path], str]:
+    """Each seed's mean in-band fraction (the attainable band around alpha) from epoch 5 on."""
+    return lambda root: " / ".join(
+        f"{statistics.fmean(e['curriculum/in_band_fraction'] for e in r.epochs[TAIL - 1:]):.3f}"
+        for r in _calibrated(root, folder, *runs).runs)
 
 
 def _untrained_distance(folder: str, run: str) -> Callable[[Path], str]:
@@ -71,6 +78,24 @@ def _unrated_last(folder: str, *runs: str) -> Callable[[Path], str]:
 
 
 CALIBRATED_CLAIMS: tuple[Claim, ...] = (
+    *(Claim(f"calibrated solver, preset rewards, grpo, alpha 0.{a[1]}: {what} per seed", value,
+            f(_SHAPED, *(f"grpo-a{a}-s{s}" for s in range(3))), ((R, phrase),), f"{_SHAPED}/grpo-a{a}-s*")
+      for a, what, f, value, phrase in (
+          ("05", "|p-bar - alpha| at epoch 10", _last_epochs, "0.099 / 0.085 / 0.191", "epoch 10 **0.099 / 0.085"),
+          ("05", "mean |p-bar - alpha| over epochs 5-10", _tail_means, "0.126 / 0.161 / 0.142",
+           "**0.126 / 0.161 / 0.142**"),
+          ("05", "mean in-band fraction over epochs 5-10", _in_band, "0.535 / 0.489 / 0.517",
+           "**0.535 / 0.489 / 0.517**"),
+          ("02", "|p-bar - alpha| at epoch 10", _last_epochs, "0.165 / 0.559 / 0.145", "**0.165 / 0.559 / 0.145**"),
+          ("02", "mean in-band fraction over epochs 5-10", _in_band, "0.071 / 0.073 / 0.242",
+           "**0.071 / 0.073 / 0.242**"),
+      )),
+    Claim("calibrated solver, preset rewards, grpo at lr 1e-3, alpha 0.2: |p-bar - alpha| at epoch 10", "0.175",
+          _last_epochs(_SHAPED, "grpo-lr1e3-a02-s0"), ((R, "and it ends **0.175"),), f"{_SHAPED}/grpo-lr1e3-a02-s0"),
+    *(Claim(f"calibrated solver, never trained, {run}: mean in-band fraction over epochs 5-10", value,
+            _in_band(_CAL_OP, run), ((R, phrase),), f"{_CAL_OP}/{run}")
+      for run, value, phrase in (("untrained-a05-s0", "0.118", "against **0.118**"),
+                                 ("untrained-a02-d5-s0", "0.000", "against **0.000**"))),
     *(Claim(f"calibrated solver, grpo, alpha 0.{a[1]}: |p-bar - alpha| at epoch 10 per seed", value,
             _last_epochs(_CAL, *(f"grpo-a{a}-s{s}" for s in seeds)), ((_CAL_README, phrase),), f"{_CAL}/grpo-a{a}-s*")
       for a, seeds, value, phrase in (
