@@ -87,6 +87,11 @@ CALIBRATED_CLAIMS: tuple[Claim, ...] = (
           ("05", "mean in-band fraction over epochs 5-10", _in_band, "0.535 / 0.489 / 0.517",
            "**0.535 / 0.489 / 0.517**"),
           ("02", "|p-bar - alpha| at epoch 10", _last_epochs, "0.165 / 0.559 / 0.145", "**0.165 / 0.559 / 0.145**"),
+          ("08", "|p-bar - alpha| at epoch 10", _last_epochs, "0.028 / 0.239 / 0.179", "**0.028 / 0.239 / 0.179**"),
+          ("08", "mean |p-bar - alpha| over epochs 5-10", _tail_means, "0.190 / 0.207 / 0.133",
+           "**0.190 / 0.207 / 0.133**"),
+          ("08", "mean in-band fraction over epochs 5-10", _in_band, "0.388 / 0.399 / 0.507",
+           "**0.388 / 0.399 / 0.507**"),
           ("02", "mean in-band fraction over epochs 5-10", _in_band, "0.071 / 0.073 / 0.242",
            "**0.071 / 0.073 / 0.242**"),
       )),
@@ -95,6 +100,7 @@ CALIBRATED_CLAIMS: tuple[Claim, ...] = (
     *(Claim(f"calibrated solver, never trained, {run}: mean in-band fraction over epochs 5-10", value,
             _in_band(_CAL_OP, run), ((R, phrase),), f"{_CAL_OP}/{run}")
       for run, value, phrase in (("untrained-a05-s0", "0.118", "against **0.118**"),
+                                 ("untrained-a08-s0", "0.092", "against **0.092**"),
                                  ("untrained-a02-d5-s0", "0.000", "against **0.000**"))),
     *(Claim(f"calibrated solver, grpo, alpha 0.{a[1]}: |p-bar - alpha| at epoch 10 per seed", value,
             _last_epochs(_CAL, *(f"grpo-a{a}-s{s}" for s in seeds)), ((_CAL_README, phrase),), f"{_CAL}/grpo-a{a}-s*")
