@@ -75,6 +75,11 @@ def test_a_directory_that_is_not_a_calibrated_run_is_refused_in_one_line(tmp_pat
     (tmp_path / "calibration.jsonl").write_text("")
     with pytest.raises(SystemExit, match="lacks"):
         read_run(tmp_path)
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump({
+        "seed": 0, "simulator": {"objective": "grpo", "learning_rate": 5e-4, "reward_unsolved": "none"},
+        "curriculum": {"alpha": 0.5, "train_simulator": True}, "solver": {"d0": 2}}))
+    with pytest.raises(SystemExit, match="could not convert string to float: 'none'"):
+        read_run(tmp_path)
 
 
 def test_the_bench_script_summarizes_run_directories_by_setting(tmp_path, capsys):

@@ -87,6 +87,8 @@ def read_run(path: str | Path) -> CalibratedRun:
                              seed=int(config["seed"]), epochs=tuple(read_jsonl_strict(curves)))
     except (KeyError, TypeError) as e:
         raise SystemExit(f"{config_file}: lacks {e} (not a calibrated-solver run's config)") from None
+    except ValueError as e:
+        raise SystemExit(f"{config_file}: {e} (not a calibrated-solver run's config)") from None
 
 
 def _reward(value) -> float | None:
