@@ -15,6 +15,8 @@ from lightning_genenv.difficulty import digits
 from lightning_genenv.jsonl import read_jsonl_strict
 from lightning_genenv.report.calibration import TAIL, Setting, read_run, settings
 from lightning_genenv.report.claim import RESULTS, B, Claim, R
+from lightning_genenv.report.claims_runs import ci
+from lightning_genenv.report.stats import paired_difference
 
 # digits as first defined; digits needing an operation; and p-hat 0 and 1 scored 0 (the preset's rewards)
 _CAL, _CAL_OP, _SHAPED = "calibrated", "calibrated-op", "calibrated-shaped"
@@ -35,11 +37,22 @@ _last_epochs = _per_seed(Setting.last)  # |p-bar - alpha| at the last epoch
 _tail_means = _per_seed(Setting.tail_mean)  # mean |p-bar - alpha| from epoch 5 on
 
 
-def _in_band(folder: str, *runs: str) -> Callable[[Path], str]:
+def _in_band_values(setting: Setting) -> list[float]:
     """Each seed's mean in-band fraction (the attainable band around alpha) from epoch 5 on."""
-    return lambda root: " / ".join(
-        f"{statistics.fmean(e['curriculum/in_band_fraction'] for e in r.epochs[TAIL - 1:]):.3f}"
-        for r in _calibrated(root, folder, *runs).runs)
+    return [statistics.fmean(e["curriculum/in_band_fraction"] for e in r.epochs[TAIL - 1:]) for r in setting.runs]
+
+
+_in_band = _per_seed(_in_band_values)  # each seed's mean in-band fraction (the attainable band) from epoch 5 on
+
+
+def _trained_minus_untrained(a: str, view: Callable[[Setting], list[float]]) -> Callable[[Path], str]:
+    """``grpo`` − never trained at ``alpha`` 0.<a>, paired by seed (0-2; the same first epoch): the mean of
+    ``view``'s per-seed values with its 95% interval."""
+    def compute(root: Path) -> str:
+        trained = view(_calibrated(root, _SHAPED, *(f"grpo-a{a}-s{s}" for s in range(3))))
+        untrained = view(_calibrated(root, _SHAPED, *(f"untrained-a{a}-s{s}" for s in range(3))))
+        return ci(paired_difference(trained, untrained))
+    return compute
 
 
 def _untrained_distance(folder: str, run: str) -> Callable[[Path], str]:
@@ -78,6 +91,15 @@ def _unrated_last(folder: str, *runs: str) -> Callable[[Path], str]:
 
 
 CALIBRATED_CLAIMS: tuple[Claim, ...] = (
+    *(Claim(f"calibrated solver, preset rewards, alpha 0.{a[1]}: grpo - never trained, {what}, 3 pairs", value,
+            _trained_minus_untrained(a, view), ((R, f"| 0.{a[1]} | "),), f"{_SHAPED}/{{grpo,untrained}}-a{a}-s*")
+      for a, what, view, value in (
+          ("05", "mean |p-bar - alpha| over epochs 5-10", Setting.tail_mean, "−0.253 [−0.283, −0.224]"),
+          ("05", "in-band fraction over epochs 5-10", _in_band_values, "+0.406 [+0.371, +0.441]"),
+          ("08", "mean |p-bar - alpha| over epochs 5-10", Setting.tail_mean, "−0.403 [−0.585, −0.220]"),
+          ("08", "in-band fraction over epochs 5-10", _in_band_values, "+0.343 [+0.128, +0.557]"),
+          ("02", "mean |p-bar - alpha| over epochs 5-10", Setting.tail_mean, "−0.090 [−0.315, +0.135]"),
+          ("02", "in-band fraction over epochs 5-10", _in_band_values, "+0.112 [−0.088, +0.312]"))),
     *(Claim(f"calibrated solver, preset rewards, grpo, alpha 0.{a[1]}: {what} per seed", value,
             f(_SHAPED, *(f"grpo-a{a}-s{s}" for s in range(3))), ((R, phrase),), f"{_SHAPED}/grpo-a{a}-s*")
       for a, what, f, value, phrase in (
@@ -95,6 +117,10 @@ CALIBRATED_CLAIMS: tuple[Claim, ...] = (
           ("02", "mean in-band fraction over epochs 5-10", _in_band, "0.071 / 0.073 / 0.242",
            "**0.071 / 0.073 / 0.242**"),
       )),
+    *(Claim(f"calibrated solver, preset rewards, {run}: |p-bar - alpha| at epoch 10", value,
+            _last_epochs(_SHAPED, run), ((R, phrase),), f"{_SHAPED}/{run}")
+      for run, value, phrase in (("grpo-move-a05-s0", "0.064", "and ends **0.064"),
+                                 ("untrained-move-a05-s0", "0.099", "ends **0.099** from α"))),
     Claim("calibrated solver, preset rewards, grpo at lr 1e-3, alpha 0.2: |p-bar - alpha| at epoch 10", "0.175",
           _last_epochs(_SHAPED, "grpo-lr1e3-a02-s0"), ((R, "and it ends **0.175"),), f"{_SHAPED}/grpo-lr1e3-a02-s0"),
     *(Claim(f"calibrated solver, never trained, {run}: mean in-band fraction over epochs 5-10", value,
