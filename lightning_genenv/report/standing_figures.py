@@ -60,15 +60,14 @@ def plot(root: Path = ROOT, out: Path | None = None) -> list[Path]:
     return paths
 
 
-# The calibrated solver's standing runs: per alpha, the trained simulator's seeds and the never-trained one
-CALIBRATED = {alpha: ([RESULTS / "calibrated-shaped" / f"grpo-a{tag}-s{s}" for s in range(3)],
-                      RESULTS / "calibrated-op" / untrained)
-              for alpha, tag, untrained in ((0.2, "02", "untrained-a02-d5-s0"), (0.5, "05", "untrained-a05-s0"),
-                                            (0.8, "08", "untrained-a08-s0"))}
+# The calibrated solver's standing runs: per alpha, the trained simulator's seeds and the never-trained one's
+CALIBRATED = {alpha: tuple([RESULTS / "calibrated-shaped" / f"{arm}-a{tag}-s{s}" for s in range(3)]
+                           for arm in ("grpo", "untrained"))
+              for alpha, tag in ((0.2, "02"), (0.5, "05"), (0.8, "08"))}
 
 
 def calibrated_figure(root: Path, path: Path) -> Path:
-    """Mean success p-bar per epoch, one panel per alpha: each trained seed, the never-trained simulator (dashed),
+    """Mean success p-bar per epoch, one panel per alpha: each trained seed, each never-trained seed (dashed),
     alpha and the bar's band (grey)."""
     plt = pyplot()
     fig, axes = plt.subplots(1, len(CALIBRATED), figsize=(FIGSIZE[0] * 1.8, FIGSIZE[1]), sharey=True)
@@ -76,14 +75,15 @@ def calibrated_figure(root: Path, path: Path) -> Path:
         ax.axhspan(alpha - 0.1, alpha + 0.1, color="0.9")
         ax.axhline(alpha, color="gray", linewidth=0.8)
         for seed, run_dir in enumerate(trained):
-            if (root / run_dir / "calibration.jsonl").is_file():
-                _p_bar_line(ax, read_run(root / run_dir), color=COLORS[seed], label=f"grpo, seed {seed}")
-        _p_bar_line(ax, read_run(root / untrained), color="black", linestyle="--", label="never trained")
+            _p_bar_line(ax, read_run(root / run_dir), color=COLORS[seed], label=f"grpo, seed {seed}")
+        for seed, run_dir in enumerate(untrained):
+            _p_bar_line(ax, read_run(root / run_dir), color=COLORS[seed], linestyle="--", alpha=0.6,
+                        label=f"never trained, seed {seed}")
         ax.set_title(f"α = {alpha:g}")
         ax.set_xlabel("epoch")
     axes[0].set_ylabel("mean success p̄ of the epoch's tasks")
     axes[0].set_ylim(0, 1)
-    axes[-1].legend(loc="lower right", fontsize="small")
+    axes[-1].legend(loc="lower right", fontsize="x-small", ncol=2)
     fig.tight_layout()
     fig.savefig(path, dpi=DPI)
     plt.close(fig)
