@@ -17,9 +17,9 @@ FIGURES = RESULTS / "standing"
 
 
 def plot(root: Path = ROOT, out: Path | None = None) -> list[Path]:
-    """RESULTS.md's two figures from the archived runs: the default agent's start and end per seed
-    (``agent_gain.png``), and the default regime's end per seed and setting (``default_regime.png``; GenEnv's
-    seeds 1-2, not archived, drawn hollow)."""
+    """RESULTS.md's figures from the archived runs: the default agent's start and end per seed
+    (``agent_gain.png``), the default regime's end per seed and setting (``default_regime.png``; GenEnv's
+    seeds 1-2, not archived, drawn hollow) and the calibrated solver's mean success per epoch (``calibrated.png``)."""
     plt = pyplot()
     out = Path(out) if out is not None else root / FIGURES
     out.mkdir(parents=True, exist_ok=True)
