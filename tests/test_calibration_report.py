@@ -13,10 +13,9 @@ def _run(root, name, errors, *, trained=True, objective="grpo", alpha=0.5, d0=2.
          learning_rate=5e-4, shaping=None, unrated=None):
     run = root / name
     run.mkdir()
-    config = {"seed": seed, "simulator": {"objective": objective, "learning_rate": 5e-4, **(shaping or {})},
+    config = {"seed": seed, "simulator": {"objective": objective, "learning_rate": learning_rate, **(shaping or {})},
               "curriculum": {"alpha": alpha, "train_simulator": trained},
               "solver": {"name": "calibrated", "d0": d0, "d0_step": d0_step}}
-    config["simulator"]["learning_rate"] = learning_rate
     (run / "config.yaml").write_text(yaml.safe_dump(config))
     (run / "calibration.jsonl").write_text(
         "".join(json.dumps({"epoch": i, "curriculum/p_hat_mean_error": e,
