@@ -8,8 +8,8 @@ the mean ``|p̂ - α|``, the in-band fraction (the attainable band), the valid a
 difficulty ``d`` against ``d₀``; then whether the run meets the bar (``|p̄ - α| <= 0.1`` at the last epoch).
 ``--paired A:B`` pairs runs (trained, untrained of the same seed) and states the difference of the mean ``|p̂ - α|``
 over ``--epochs`` with its 95% interval over the pairs (:func:`lightning_genenv.report.stats.paired_difference`).
-``--summary`` groups the runs by setting over their seeds instead, one row each, with both halves of the bar
-(:mod:`lightning_genenv.report.calibration`).
+``--summary`` groups the runs by setting over their seeds instead, one row each, with both halves of the bar and
+the difficulty level where the setting's reward peaks (:mod:`lightning_genenv.report.calibration`).
 
 Deliberately left out: plots (TensorBoard shows ``tb/calibration``).
 """

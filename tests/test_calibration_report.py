@@ -6,7 +6,7 @@ import json
 import pytest
 import yaml
 
-from lightning_genenv.report.calibration import read_run, settings, summary_table
+from lightning_genenv.report.calibration import read_run, reward_optimum, settings, summary_table
 
 
 def _run(root, name, errors, *, trained=True, objective="grpo", alpha=0.5, d0=2.0, d0_step=0.0, seed=0,
@@ -14,8 +14,9 @@ def _run(root, name, errors, *, trained=True, objective="grpo", alpha=0.5, d0=2.
     run = root / name
     run.mkdir()
     config = {"seed": seed, "simulator": {"objective": objective, "learning_rate": learning_rate, **(shaping or {})},
-              "curriculum": {"alpha": alpha, "train_simulator": trained},
-              "solver": {"name": "calibrated", "d0": d0, "d0_step": d0_step}}
+              "curriculum": {"alpha": alpha, "train_simulator": trained, "env_reward": "genenv", "beta": 10.0},
+              "solver": {"name": "calibrated", "d0": d0, "d0_step": d0_step, "slope": 2.0},
+              "agent": {"num_generations": 8}}
     (run / "config.yaml").write_text(yaml.safe_dump(config))
     (run / "calibration.jsonl").write_text(
         "".join(json.dumps({"epoch": i, "curriculum/p_hat_mean_error": e,
@@ -64,7 +65,22 @@ def test_the_rewards_of_p_hat_0_and_1_make_another_setting_for_a_trained_simulat
     assert len(settings([_run(tmp_path, "u0", [0.4], trained=False),
                          _run(tmp_path, "u1", [0.4], trained=False, shaping=zero, seed=1)])) == 1  # no update
     table = summary_table([plain, shaped])
-    assert "| 0.100 | – | 0.100 | 0.500 | meets" in table and "| 0.050 | – | 0.050 | 0.250 | meets" in table
+    assert "| 0.100 | – | 0.100 | 0.500 | 2 (0.500) | meets" in table
+    assert "| 0.050 | – | 0.050 | 0.250 | 2 (0.500) | meets" in table
+
+
+def test_the_rewards_optimum_is_the_difficulty_level_a_reward_maximizing_simulator_ends_at(tmp_path):
+    zero = {"reward_unsolved": 0.0, "reward_solved": 0.0}
+    # alpha 0.2 at d0 = 5: sigmoid(2 (5 - d)) is 0.881, 0.5, 0.119 at d = 4, 5, 6; eight attempts at d = 6 all fail
+    # 36% of the time and score 0, yet its expected reward (0.59) beats d = 5's (0.45, where p-hat is 0.5 or so)
+    d, p = reward_optimum(_run(tmp_path, "a02", [0.4], alpha=0.2, d0=5.0, shaping=zero))
+    assert (d, round(p, 3)) == (6.0, 0.119)
+    d, p = reward_optimum(_run(tmp_path, "a02d43", [0.4], alpha=0.2, d0=4.3, shaping=zero))
+    assert (d, round(p, 3)) == (5.0, 0.198)  # sigmoid(-1.4)
+    # a moving target: the last epoch's d0 (2 + 0.5 * 2 = 3) puts p = 0.5 at d = 3
+    assert reward_optimum(_run(tmp_path, "moving", [0.4, 0.3, 0.2], d0_step=0.5, shaping=zero)) == (3.0, 0.5)
+    untrained = _run(tmp_path, "u", [0.4], trained=False, alpha=0.2, d0=5.0)
+    assert summary_table([untrained]).endswith("| – | – | misses (≥ 0.25 over epochs 2+) |")  # no update, no optimum
 
 
 def test_a_directory_that_is_not_a_calibrated_run_is_refused_in_one_line(tmp_path):
@@ -76,8 +92,14 @@ def test_a_directory_that_is_not_a_calibrated_run_is_refused_in_one_line(tmp_pat
         read_run(tmp_path)
     (tmp_path / "config.yaml").write_text(yaml.safe_dump({
         "seed": 0, "simulator": {"objective": "grpo", "learning_rate": 5e-4, "reward_unsolved": "none"},
-        "curriculum": {"alpha": 0.5, "train_simulator": True}, "solver": {"d0": 2}}))
+        "curriculum": {"alpha": 0.5, "train_simulator": True, "env_reward": "genenv", "beta": 10},
+        "solver": {"d0": 2, "slope": 2}, "agent": {"num_generations": 8}}))
     with pytest.raises(SystemExit, match="could not convert string to float: 'none'"):
+        read_run(tmp_path)
+    config = yaml.safe_load((tmp_path / "config.yaml").read_text())
+    config["simulator"]["reward_unsolved"], config["curriculum"]["env_reward"] = 0.0, "genv"
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump(config))
+    with pytest.raises(SystemExit, match="unknown curriculum.env_reward 'genv'"):
         read_run(tmp_path)
 
 

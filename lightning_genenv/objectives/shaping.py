@@ -11,7 +11,9 @@ Deliberately left out: which generations an objective fits and how (:mod:`lightn
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+from typing import Callable
 
 
 @dataclass(frozen=True)
@@ -41,6 +43,20 @@ class Shaping:
         value = {"invalid": self.invalid, "unsolved": self.unsolved, "solved": self.solved,
                  "r_env": r_env}[self.case(p_hat)]
         return value - self.near_duplicate_penalty if near_duplicate and self.near_duplicate_penalty else value
+
+    def expected_reward(self, p: float, attempts: int, r_env: Callable[[float], float]) -> float:
+        """The mean reward of a valid, novel task the agent solves with probability ``p``, attempted ``attempts``
+        times: ``Σ_k C(n, k) p^k (1 - p)^(n - k) · reward(k / n)``, ``r_env(p̂)`` giving ``R_env``. Its maximum over
+        ``p`` is where an objective that maximizes the reward drives the simulator; with ``p̂ = 0`` scored 0 it lies
+        above α for a small α (attempts that all fail cost the reward of a task near α)."""
+        if attempts < 1 or not 0.0 <= p <= 1.0:
+            raise ValueError(f"expected_reward needs attempts >= 1 and 0 <= p <= 1, got {attempts}, {p}")
+        total = 0.0
+        for k in range(attempts + 1):
+            p_hat = k / attempts
+            total += math.comb(attempts, k) * p ** k * (1.0 - p) ** (attempts - k) * self.reward(
+                p_hat, r_env(p_hat), False)
+        return total
 
 
 def shaping_stats(shaping: Shaping, p_hats: list[float | None], near_duplicates: list[bool],

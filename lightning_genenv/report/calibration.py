@@ -10,6 +10,10 @@ while the never-trained simulator at the same α and ``d₀`` stays at least 0.2
 never-trained simulator's distance is its mean over epochs 2 to the last: its ``p̄`` moves from epoch to epoch
 with the seed tasks its prompt shows (the first epoch is the same for both, before any update).
 
+Where a trained simulator can end at best: :func:`reward_optimum`, the difficulty level whose tasks earn the most
+expected reward (the shaped ``R_env`` over the solver's binomial attempts), and its success probability. A setting
+whose optimum lies more than :data:`BAR` from α cannot meet the bar by maximizing its reward.
+
 Deliberately left out: plots (TensorBoard's ``tb/calibration``), and runs of any other experiment.
 """
 
@@ -23,6 +27,9 @@ from pathlib import Path
 import yaml
 
 from lightning_genenv.jsonl import read_jsonl_strict
+from lightning_genenv.objectives.shaping import Shaping
+from lightning_genenv.rewards import ENV_REWARDS
+from lightning_genenv.solver import success_probability
 
 BAR = 0.1  # |p-bar - alpha| a trained simulator must reach by its last epoch
 UNTRAINED_BAR = 0.25  # the distance from alpha the never-trained simulator must keep
@@ -30,6 +37,7 @@ ERROR = "curriculum/p_hat_mean_error"  # |p-bar - alpha| of an epoch
 UNRATED = "solver/unrated_fraction"  # the valid tasks the difficulty function cannot rate (the solver fails them)
 EPS = 1e-9  # p-bar is a ratio of counts: 0.8 - 0.7 must meet a bar of 0.1
 TAIL = 5  # the first (1-based) epoch of the late-epochs mean, a less noisy view than the last epoch alone
+LEVELS = range(1, 25)  # the difficulty levels searched for the reward's optimum: the built-in functions' values
 
 
 @dataclass(frozen=True)
@@ -46,6 +54,11 @@ class CalibratedRun:
     reward_unsolved: float | None  # the simulator's reward of a task with p-hat 0 (None: R_env(0))
     reward_solved: float | None  # ... and of one with p-hat 1 (None: R_env(1))
     seed: int
+    slope: float  # the solver's
+    attempts: int  # the solver's attempts at each task (agent.num_generations)
+    env_reward: str  # curriculum.env_reward, with its beta and band
+    beta: float
+    band: float | None
     epochs: tuple[dict, ...]
 
     @property
@@ -78,13 +91,18 @@ def read_run(path: str | Path) -> CalibratedRun:
     config = yaml.safe_load(config_file.read_text(encoding="utf-8"))
     try:
         solver, curriculum = config["solver"], config["curriculum"]
+        if curriculum["env_reward"] not in ENV_REWARDS:
+            raise ValueError(f"unknown curriculum.env_reward {curriculum['env_reward']!r}")
         return CalibratedRun(path=path, trained=bool(curriculum["train_simulator"]),
                              objective=config["simulator"]["objective"], alpha=float(curriculum["alpha"]),
                              d0=float(solver["d0"]), d0_step=float(solver.get("d0_step", 0.0)),
                              learning_rate=float(config["simulator"]["learning_rate"]),
                              reward_unsolved=_reward(config["simulator"].get("reward_unsolved")),
                              reward_solved=_reward(config["simulator"].get("reward_solved")),
-                             seed=int(config["seed"]), epochs=tuple(read_jsonl_strict(curves)))
+                             seed=int(config["seed"]), slope=float(solver["slope"]),
+                             attempts=int(config["agent"]["num_generations"]),
+                             env_reward=str(curriculum["env_reward"]), beta=float(curriculum["beta"]),
+                             band=_reward(curriculum.get("band")), epochs=tuple(read_jsonl_strict(curves)))
     except (KeyError, TypeError) as e:
         raise SystemExit(f"{config_file}: lacks {e} (not a calibrated-solver run's config)") from None
     except ValueError as e:
@@ -93,6 +111,21 @@ def read_run(path: str | Path) -> CalibratedRun:
 
 def _reward(value) -> float | None:
     return None if value is None else float(value)
+
+
+def reward_optimum(run: CalibratedRun) -> tuple[float, float]:
+    """The difficulty level (of :data:`LEVELS`; the lower one on a tie) whose valid, novel tasks earn the run's
+    simulator the most expected reward at its last epoch's ``d₀``, and that level's success probability."""
+    shaping = Shaping(unsolved=run.reward_unsolved, solved=run.reward_solved)
+    reward = ENV_REWARDS[run.env_reward]
+
+    def r_env(p_hat: float) -> float:
+        return reward(p_hat, alpha=run.alpha, beta=run.beta, band=run.band)
+
+    d0 = run.d0 + run.d0_step * max(len(run.epochs) - 1, 0)
+    best = max(LEVELS, key=lambda d: (shaping.expected_reward(success_probability(d, d0, run.slope), run.attempts,
+                                                              r_env), -d))
+    return float(best), success_probability(best, d0, run.slope)
 
 
 @dataclass(frozen=True)
@@ -136,6 +169,13 @@ def _reward_text(value: float | None) -> str:
     return "R_env" if value is None else f"{value:g}"
 
 
+def _optimum_cell(run: CalibratedRun) -> str:
+    if not run.trained:
+        return "–"
+    d, p = reward_optimum(run)
+    return f"{d:g} ({p:.3f})"
+
+
 def settings(runs: list[CalibratedRun]) -> list[Setting]:
     """Runs grouped by setting (trained before never trained, then by objective, α, d₀), seeds in order."""
     groups: dict[tuple, list[CalibratedRun]] = {}
@@ -156,14 +196,15 @@ def _cells(values: list[float]) -> str:
 
 def summary_table(runs: list[CalibratedRun]) -> str:
     """One row per setting: its seeds, ``|p̄ − α|`` at the first and the last epoch per seed, the mean from epoch
-    :data:`TAIL` on and over epochs 2 on, per seed, the last epoch's share of unrated tasks, per seed, and whether it
-    meets its half of the bar."""
+    :data:`TAIL` on and over epochs 2 on, per seed, the last epoch's share of unrated tasks, per seed, the reward's
+    optimum (:func:`reward_optimum`; a trained setting's) and whether it meets its half of the bar."""
     rows = ["| setting | seeds | epochs | \\|p̄ − α\\| epoch 1 | last epoch | mean, epochs "
-            f"{TAIL}+ | mean, epochs 2+ | unrated, last epoch | bar |", "|---|---|---|---|---|---|---|---|---|"]
+            f"{TAIL}+ | mean, epochs 2+ | unrated, last epoch | reward's optimum: d (p) | bar |",
+            "|---|---|---|---|---|---|---|---|---|---|"]
     for s in settings(runs):
         bar = (f"≤ {BAR} at the last epoch" if s.runs[0].trained else f"≥ {UNTRAINED_BAR} over epochs 2+")
         rows.append(f"| {s.name} | {', '.join(str(r.seed) for r in s.runs)} | "
                     f"{', '.join(str(len(r.epochs)) for r in s.runs)} | {_cells(s.first())} | {_cells(s.last())} | "
                     f"{_cells(s.tail_mean())} | {_cells(s.later_mean())} | {_cells([r.unrated() for r in s.runs])} | "
-                    f"{'meets' if s.meets() else 'misses'} ({bar}) |")
+                    f"{_optimum_cell(s.runs[0])} | {'meets' if s.meets() else 'misses'} ({bar}) |")
     return "\n".join(rows)

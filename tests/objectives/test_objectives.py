@@ -121,6 +121,27 @@ def test_unset_shaping_is_r_env_and_zero_for_invalid():
     assert stats["sim/reward_case/near_duplicate"] == 0.25 and stats["sim/reward_mean"] == pytest.approx(0.145)
 
 
+def test_expected_reward_averages_the_shaped_reward_over_the_binomial_attempts():
+    r_env = {0.0: 0.2, 0.5: 1.0, 1.0: 0.3}.__getitem__  # R_env at p-hat 0, 1/2, 1 of two attempts
+    # two attempts at p = 0.3: k = 0, 1, 2 with probabilities 0.49, 0.42, 0.09
+    assert Shaping().expected_reward(0.3, 2, r_env) == pytest.approx(0.49 * 0.2 + 0.42 * 1.0 + 0.09 * 0.3)
+    assert Shaping(unsolved=0.0, solved=0.0).expected_reward(0.3, 2, r_env) == pytest.approx(0.42)
+    assert Shaping(unsolved=-1.0).expected_reward(0.0, 2, r_env) == -1.0
+    with pytest.raises(ValueError, match="attempts >= 1"):
+        Shaping().expected_reward(1.2, 2, r_env)
+
+
+def test_with_unsolved_scored_zero_the_expected_reward_peaks_above_a_small_alpha():
+    def r_env(p_hat):
+        return math.exp(-10.0 * (p_hat - 0.2) ** 2)
+
+    shaping = Shaping(unsolved=0.0, solved=0.0)
+    grid = [i / 100 for i in range(1, 100)]
+    best = max(grid, key=lambda p: shaping.expected_reward(p, 8, r_env))
+    assert 0.22 <= best <= 0.26  # eight attempts at p = 0.2 all fail 17% of the time, and then score 0
+    assert max(grid, key=lambda p: Shaping().expected_reward(p, 8, r_env)) < 0.2  # R_env(0) = 0.67 pulls it below
+
+
 def test_shaping_keys_come_from_the_config():
     cfg = compose(["model=tiny", "simulator.reward_unsolved=-0.5", "simulator.reward_solved=0",
                    "simulator.reward_invalid=-1", "simulator.near_duplicate_penalty=0.25"]).simulator
