@@ -2,10 +2,12 @@
 from config.yaml, the curves from calibration.jsonl, the grouping by setting and both halves of the curriculum bar."""
 
 import json
+import math
 
 import pytest
 import yaml
 
+from lightning_genenv.objectives.shaping import Shaping
 from lightning_genenv.report.calibration import read_run, reward_optimum, settings, summary_table
 
 
@@ -65,20 +67,28 @@ def test_the_rewards_of_p_hat_0_and_1_make_another_setting_for_a_trained_simulat
     assert len(settings([_run(tmp_path, "u0", [0.4], trained=False),
                          _run(tmp_path, "u1", [0.4], trained=False, shaping=zero, seed=1)])) == 1  # no update
     table = summary_table([plain, shaped])
-    assert "| 0.100 | – | 0.100 | 0.500 | 2 (0.500) | meets" in table
-    assert "| 0.050 | – | 0.050 | 0.250 | 2 (0.500) | meets" in table
+    assert "| 0.100 | – | 0.100 | 0.500 | 2 (0.500); E[R] 0.78, 0.28 at 1 | meets" in table  # R_env(1) = 0.08 adds
+    assert "| 0.050 | – | 0.050 | 0.250 | 2 (0.500); E[R] 0.78, 0.25 at 1 | meets" in table
+
+
+def _r_env_a05(p_hat):
+    return math.exp(-10.0 * (p_hat - 0.5) ** 2)
 
 
 def test_the_rewards_optimum_is_the_difficulty_level_a_reward_maximizing_simulator_ends_at(tmp_path):
     zero = {"reward_unsolved": 0.0, "reward_solved": 0.0}
     # alpha 0.2 at d0 = 5: sigmoid(2 (5 - d)) is 0.881, 0.5, 0.119 at d = 4, 5, 6; eight attempts at d = 6 all fail
     # 36% of the time and score 0, yet its expected reward (0.59) beats d = 5's (0.45, where p-hat is 0.5 or so)
-    d, p = reward_optimum(_run(tmp_path, "a02", [0.4], alpha=0.2, d0=5.0, shaping=zero))
-    assert (d, round(p, 3)) == (6.0, 0.119)
-    d, p = reward_optimum(_run(tmp_path, "a02d43", [0.4], alpha=0.2, d0=4.3, shaping=zero))
-    assert (d, round(p, 3)) == (5.0, 0.198)  # sigmoid(-1.4)
+    o = reward_optimum(_run(tmp_path, "a02", [0.4], alpha=0.2, d0=5.0, shaping=zero))
+    assert (o.d, round(o.p, 3), round(o.reward, 2), o.runner_up_d, round(o.runner_up_reward, 2)) == (
+        6.0, 0.119, 0.59, 5.0, 0.45)
+    o = reward_optimum(_run(tmp_path, "a02d43", [0.4], alpha=0.2, d0=4.3, shaping=zero))
+    assert (o.d, round(o.p, 3), round(o.reward, 2), o.runner_up_d, round(o.runner_up_reward, 2)) == (
+        5.0, 0.198, 0.73, 4.0, 0.23)  # sigmoid(-1.4); d = 6 (p 0.032) earns 0.22
     # a moving target: the last epoch's d0 (2 + 0.5 * 2 = 3) puts p = 0.5 at d = 3
-    assert reward_optimum(_run(tmp_path, "moving", [0.4, 0.3, 0.2], d0_step=0.5, shaping=zero)) == (3.0, 0.5)
+    o = reward_optimum(_run(tmp_path, "moving", [0.4, 0.3, 0.2], d0_step=0.5, shaping=zero))
+    assert (o.d, o.p) == (3.0, 0.5) and o.runner_up_reward == pytest.approx(
+        Shaping(unsolved=0.0, solved=0.0).expected_reward(1 / (1 + math.exp(-2.0)), 8, _r_env_a05))
     untrained = _run(tmp_path, "u", [0.4], trained=False, alpha=0.2, d0=5.0)
     assert summary_table([untrained]).endswith("| – | – | misses (≥ 0.25 over epochs 2+) |")  # no update, no optimum
 

@@ -11,8 +11,9 @@ never-trained simulator's distance is its mean over epochs 2 to the last: its ``
 with the seed tasks its prompt shows (the first epoch is the same for both, before any update).
 
 Where a trained simulator can end at best: :func:`reward_optimum`, the difficulty level whose tasks earn the most
-expected reward (the shaped ``R_env`` over the solver's binomial attempts), and its success probability. A setting
-whose optimum lies more than :data:`BAR` from α cannot meet the bar by maximizing its reward.
+expected reward (the shaped ``R_env`` over the solver's binomial attempts), its success probability, and the
+next-best level's expected reward. A setting whose optimum lies more than :data:`BAR` from α cannot meet the bar by
+maximizing its reward; one whose next-best level earns nearly as much gives its update little to go on.
 
 Deliberately left out: plots (TensorBoard's ``tb/calibration``), and runs of any other experiment.
 """
@@ -113,9 +114,21 @@ def _reward(value) -> float | None:
     return None if value is None else float(value)
 
 
-def reward_optimum(run: CalibratedRun) -> tuple[float, float]:
-    """The difficulty level (of :data:`LEVELS`; the lower one on a tie) whose valid, novel tasks earn the run's
-    simulator the most expected reward at its last epoch's ``d₀``, and that level's success probability."""
+@dataclass(frozen=True)
+class Optimum:
+    """Where a reward-maximizing simulator ends: the difficulty level whose tasks earn the most expected reward, its
+    success probability, and the next-best level's expected reward (the closer, the weaker the update's signal)."""
+
+    d: float
+    p: float
+    reward: float
+    runner_up_d: float
+    runner_up_reward: float
+
+
+def reward_optimum(run: CalibratedRun) -> Optimum:
+    """The best two difficulty levels (of :data:`LEVELS`; the lower one on a tie) for the run's simulator at its last
+    epoch's ``d₀``, by the expected reward of a valid, novel task (:meth:`Shaping.expected_reward`)."""
     shaping = Shaping(unsolved=run.reward_unsolved, solved=run.reward_solved)
     reward = ENV_REWARDS[run.env_reward]
 
@@ -123,9 +136,10 @@ def reward_optimum(run: CalibratedRun) -> tuple[float, float]:
         return reward(p_hat, alpha=run.alpha, beta=run.beta, band=run.band)
 
     d0 = run.d0 + run.d0_step * max(len(run.epochs) - 1, 0)
-    best = max(LEVELS, key=lambda d: (shaping.expected_reward(success_probability(d, d0, run.slope), run.attempts,
-                                                              r_env), -d))
-    return float(best), success_probability(best, d0, run.slope)
+    expected = {d: shaping.expected_reward(success_probability(d, d0, run.slope), run.attempts, r_env) for d in LEVELS}
+    best, second = sorted(LEVELS, key=lambda d: (-expected[d], d))[:2]
+    return Optimum(float(best), success_probability(best, d0, run.slope), expected[best], float(second),
+                   expected[second])
 
 
 @dataclass(frozen=True)
@@ -172,8 +186,8 @@ def _reward_text(value: float | None) -> str:
 def _optimum_cell(run: CalibratedRun) -> str:
     if not run.trained:
         return "–"
-    d, p = reward_optimum(run)
-    return f"{d:g} ({p:.3f})"
+    o = reward_optimum(run)
+    return f"{o.d:g} ({o.p:.3f}); E[R] {o.reward:.2f}, {o.runner_up_reward:.2f} at {o.runner_up_d:g}"
 
 
 def settings(runs: list[CalibratedRun]) -> list[Setting]:
@@ -199,7 +213,8 @@ def summary_table(runs: list[CalibratedRun]) -> str:
     :data:`TAIL` on and over epochs 2 on, per seed, the last epoch's share of unrated tasks, per seed, the reward's
     optimum (:func:`reward_optimum`; a trained setting's) and whether it meets its half of the bar."""
     rows = ["| setting | seeds | epochs | \\|p̄ − α\\| epoch 1 | last epoch | mean, epochs "
-            f"{TAIL}+ | mean, epochs 2+ | unrated, last epoch | reward's optimum: d (p) | bar |",
+            f"{TAIL}+ | mean, epochs 2+ | unrated, last epoch | reward's optimum: d (p); its expected reward, "
+            "the next-best level's | bar |",
             "|---|---|---|---|---|---|---|---|---|---|"]
     for s in settings(runs):
         bar = (f"≤ {BAR} at the last epoch" if s.runs[0].trained else f"≥ {UNTRAINED_BAR} over epochs 2+")
