@@ -183,7 +183,8 @@ def _reward_text(value: float | None) -> str:
     return "R_env" if value is None else f"{value:g}"
 
 
-def _optimum_cell(run: CalibratedRun) -> str:
+def optimum_text(run: CalibratedRun) -> str:
+    """A trained run's :func:`reward_optimum` as the summary prints it (``6 (0.119); E[R] 0.59, 0.45 at 5``)."""
     if not run.trained:
         return "–"
     o = reward_optimum(run)
@@ -221,5 +222,5 @@ def summary_table(runs: list[CalibratedRun]) -> str:
         rows.append(f"| {s.name} | {', '.join(str(r.seed) for r in s.runs)} | "
                     f"{', '.join(str(len(r.epochs)) for r in s.runs)} | {_cells(s.first())} | {_cells(s.last())} | "
                     f"{_cells(s.tail_mean())} | {_cells(s.later_mean())} | {_cells([r.unrated() for r in s.runs])} | "
-                    f"{_optimum_cell(s.runs[0])} | {'meets' if s.meets() else 'misses'} ({bar}) |")
+                    f"{optimum_text(s.runs[0])} | {'meets' if s.meets() else 'misses'} ({bar}) |")
     return "\n".join(rows)

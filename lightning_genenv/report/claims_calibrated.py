@@ -13,7 +13,7 @@ from typing import Callable
 
 from lightning_genenv.difficulty import digits
 from lightning_genenv.jsonl import read_jsonl_strict
-from lightning_genenv.report.calibration import TAIL, Setting, read_run, settings
+from lightning_genenv.report.calibration import TAIL, Setting, optimum_text, read_run, settings
 from lightning_genenv.report.claim import RESULTS, B, Claim, R
 from lightning_genenv.report.claims_runs import ci
 from lightning_genenv.report.stats import paired_difference
@@ -45,13 +45,35 @@ def _in_band_values(setting: Setting) -> list[float]:
 _in_band = _per_seed(_in_band_values)  # each seed's mean in-band fraction (the attainable band) from epoch 5 on
 
 
-def _trained_minus_untrained(a: str, view: Callable[[Setting], list[float]]) -> Callable[[Path], str]:
-    """``grpo`` − never trained at ``alpha`` 0.<a>, paired by seed (0-2; the same first epoch): the mean of
-    ``view``'s per-seed values with its 95% interval."""
+def _difficulty_values(setting: Setting) -> list[float]:
+    """Each seed's mean difficulty ``d`` of its valid, rated tasks from epoch 5 on."""
+    return [statistics.fmean(e["solver/difficulty_mean"] for e in r.epochs[TAIL - 1:]) for r in setting.runs]
+
+
+def _level_share(level: float, *runs: str) -> Callable[[Path], str]:
+    """Per run (``a / b / c``): the share of its valid tasks from epoch 5 on whose difficulty is ``level``."""
     def compute(root: Path) -> str:
-        trained = view(_calibrated(root, _SHAPED, *(f"grpo-a{a}-s{s}" for s in range(3))))
-        untrained = view(_calibrated(root, _SHAPED, *(f"untrained-a{a}-s{s}" for s in range(3))))
-        return ci(paired_difference(trained, untrained))
+        shares = []
+        for run in runs:
+            rows = [r for r in read_jsonl_strict(root / RESULTS / _SHAPED / run / "calibration_tasks.jsonl.gz")
+                    if r["epoch"] >= TAIL - 1]
+            shares.append(sum(r["d"] == level for r in rows) / len(rows))
+        return " / ".join(f"{x:.2f}" for x in shares)
+    return compute
+
+
+def _optimum(run: str) -> Callable[[Path], str]:
+    """Where the reward of an archived run's setting peaks, as the summary table prints it."""
+    return lambda root: optimum_text(read_run(root / RESULTS / _SHAPED / run))
+
+
+def _trained_minus_untrained(trained: str, untrained: str, view: Callable[[Setting], list[float]],
+                             ) -> Callable[[Path], str]:
+    """The preset's runs ``<trained>-s{0,1,2}`` − ``<untrained>-s{0,1,2}``, paired by seed (the same first epoch):
+    the mean of ``view``'s per-seed values with its 95% interval."""
+    def compute(root: Path) -> str:
+        a, b = (view(_calibrated(root, _SHAPED, *(f"{arm}-s{s}" for s in range(3)))) for arm in (trained, untrained))
+        return ci(paired_difference(a, b))
     return compute
 
 
@@ -92,7 +114,8 @@ def _unrated_last(folder: str, *runs: str) -> Callable[[Path], str]:
 
 CALIBRATED_CLAIMS: tuple[Claim, ...] = (
     *(Claim(f"calibrated solver, preset rewards, alpha 0.{a[1]}: grpo - never trained, {what}, 3 pairs", value,
-            _trained_minus_untrained(a, view), ((R, f"| 0.{a[1]} | "),), f"{_SHAPED}/{{grpo,untrained}}-a{a}-s*")
+            _trained_minus_untrained(f"grpo-a{a}", f"untrained-a{a}", view), ((R, f"| 0.{a[1]} | "),),
+            f"{_SHAPED}/{{grpo,untrained}}-a{a}-s*")
       for a, what, view, value in (
           ("05", "mean |p-bar - alpha| over epochs 5-10", Setting.tail_mean, "−0.253 [−0.283, −0.224]"),
           ("05", "in-band fraction over epochs 5-10", _in_band_values, "+0.406 [+0.371, +0.441]"),
@@ -100,6 +123,37 @@ CALIBRATED_CLAIMS: tuple[Claim, ...] = (
           ("08", "in-band fraction over epochs 5-10", _in_band_values, "+0.343 [+0.128, +0.557]"),
           ("02", "mean |p-bar - alpha| over epochs 5-10", Setting.tail_mean, "−0.090 [−0.315, +0.135]"),
           ("02", "in-band fraction over epochs 5-10", _in_band_values, "+0.112 [−0.088, +0.312]"))),
+    *(Claim(f"calibrated solver, preset rewards, alpha 0.2, d0 {d0}: grpo - never trained, {what}, 3 pairs", value,
+            _trained_minus_untrained(f"grpo-a02{tag}", f"untrained-a02{tag}", view), ((R, phrase),),
+            f"{_SHAPED}/{{grpo,untrained}}-a02{tag}-s*")
+      for d0, tag, what, view, value, phrase in (
+          ("4.3", "-d43", "mean |p-bar - alpha| over epochs 5-10", Setting.tail_mean, "−0.053 [−0.331, +0.224]",
+           "| 0.2, d₀ = 4.3 | **−0.053"),
+          ("4.3", "-d43", "in-band fraction over epochs 5-10", _in_band_values, "+0.108 [−0.112, +0.327]",
+           "| **+0.108 [−0.112, +0.327]**"),
+          ("5", "", "mean difficulty d over epochs 5-10", _difficulty_values, "+1.032 [+0.075, +1.989]",
+           "digits **+1.032 [+0.075, +1.989]**"),
+          ("4.3", "-d43", "mean difficulty d over epochs 5-10", _difficulty_values, "+0.750 [−0.550, +2.050]",
+           "harder by **+0.750 [−0.550, +2.050]**"))),
+    *(Claim(f"calibrated solver, preset rewards, {run}: where the reward peaks", value, _optimum(run), ((R, value),),
+            f"{_SHAPED}/{run}/config.yaml")
+      for run, value in (("grpo-a02-s0", "6 (0.119); E[R] 0.59, 0.45 at 5"),
+                         ("grpo-a02-d43-s0", "5 (0.198); E[R] 0.73, 0.23 at 4"))),
+    *(Claim(f"calibrated solver, preset rewards, {arm}, alpha 0.{tag[1]}{at}: share of tasks at d = {level:g} from "
+            "epoch 5 on, per seed", value, _level_share(level, *(f"{arm}-a{tag}-s{s}" for s in range(3))),
+            ((R, f"**{value}**"),), f"{_SHAPED}/{arm}-a{tag}-s*/calibration_tasks.jsonl.gz")
+      for arm, tag, at, level, value in (
+          ("grpo", "05", "", 2.0, "0.72 / 0.59 / 0.66"), ("untrained", "05", "", 2.0, "0.15 / 0.12 / 0.17"),
+          ("grpo", "08", "", 2.0, "0.53 / 0.60 / 0.73"), ("untrained", "08", "", 2.0, "0.11 / 0.15 / 0.10"),
+          ("grpo", "02", ", d0 5", 6.0, "0.11 / 0.12 / 0.26"), ("untrained", "02", ", d0 5", 6.0, "0.00 / 0.02 / 0.03"),
+          ("grpo", "02-d43", ", d0 4.3", 5.0, "0.18 / 0.05 / 0.34"),
+          ("untrained", "02-d43", ", d0 4.3", 5.0, "0.10 / 0.02 / 0.04"))),
+    *(Claim(f"calibrated solver, preset rewards, {arm}, alpha 0.2, d0 4.3: {what} per seed", value,
+            f(_SHAPED, *(f"{arm}-a02-d43-s{s}" for s in range(3))), ((R, f"**{value}**"),),
+            f"{_SHAPED}/{arm}-a02-d43-s*")
+      for arm, what, f, value in (("grpo", "|p-bar - alpha| at epoch 10", _last_epochs, "0.275 / 0.456 / 0.278"),
+                                  ("untrained", "mean |p-bar - alpha| over epochs 2-10", _per_seed(Setting.later_mean),
+                                   "0.300 / 0.364 / 0.327"))),
     *(Claim(f"calibrated solver, preset rewards, grpo, alpha 0.{a[1]}: {what} per seed", value,
             f(_SHAPED, *(f"grpo-a{a}-s{s}" for s in range(3))), ((R, phrase),), f"{_SHAPED}/grpo-a{a}-s*")
       for a, what, f, value, phrase in (
