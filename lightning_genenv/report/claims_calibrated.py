@@ -62,6 +62,27 @@ def _level_share(level: float, *runs: str) -> Callable[[Path], str]:
     return compute
 
 
+def _rate_values(key: str) -> Callable[[Setting], list[float]]:
+    """Each seed's mean of the per-epoch metric ``key`` from epoch 5 on."""
+    return lambda setting: [statistics.fmean(e[key] for e in r.epochs[TAIL - 1:]) for r in setting.runs]
+
+
+def _objective_row(objective: str, view: Callable[[Setting], list[float]]) -> Callable[[Path], str]:
+    """``view`` of ``<objective>-a05-s{0,1,2}`` (α = 0.5, d₀ = 2), per seed with two decimals."""
+    return lambda root: " / ".join(f"{v:.2f}" for v in view(_calibrated(
+        root, _SHAPED, *(f"{objective}-a05-s{s}" for s in range(3)))))
+
+
+def _last_d(folder: str, run: str) -> Callable[[Path], str]:
+    """A run's mean difficulty ``d`` at its last epoch."""
+    return lambda root: f"{_calibrated(root, folder, run).runs[0].epochs[-1]['solver/difficulty_mean']:.2f}"
+
+
+def _d_mean(folder: str, run: str) -> Callable[[Path], str]:
+    """A run's mean difficulty ``d`` over epochs 5 on."""
+    return lambda root: f"{_difficulty_values(_calibrated(root, folder, run))[0]:.2f}"
+
+
 def _optimum(run: str) -> Callable[[Path], str]:
     """Where the reward of an archived run's setting peaks, as the summary table prints it."""
     return lambda root: optimum_text(read_run(root / RESULTS / _SHAPED / run))
@@ -112,6 +133,17 @@ def _unrated_last(folder: str, *runs: str) -> Callable[[Path], str]:
     return lambda root: " / ".join(f"{r.unrated():.3f}" for r in _calibrated(root, folder, *runs).runs)
 
 
+# Each objective at alpha 0.5, d0 2 (3 seeds, the preset's rewards), as RESULTS.md's table prints it: |p-bar - alpha|
+# at epoch 10 and over epochs 5-10, both paired with the never-trained simulator, the valid and near-duplicate rates
+_OBJECTIVE_ROWS = {
+    "grpo": ("0.099 / 0.085 / 0.191", "0.126 / 0.161 / 0.142", "−0.253 [−0.283, −0.224]", "+0.406 [+0.371, +0.441]",
+             "0.81 / 0.85 / 0.84", "0.16 / 0.14 / 0.13"),
+    "group_rwr": ("0.007 / 0.008 / 0.170", "0.146 / 0.220 / 0.127", "−0.232 [−0.328, −0.137]",
+                  "+0.372 [+0.184, +0.561]", "0.57 / 0.76 / 0.70", "0.42 / 0.20 / 0.29"),
+    "rwr": ("0.125 / 0.042 / 0.045", "0.077 / 0.168 / 0.065", "−0.293 [−0.406, −0.180]", "+0.483 [+0.314, +0.652]",
+            "0.62 / 0.67 / 0.60", "0.38 / 0.30 / 0.40"),
+}
+
 CALIBRATED_CLAIMS: tuple[Claim, ...] = (
     *(Claim(f"calibrated solver, preset rewards, alpha 0.{a[1]}: grpo - never trained, {what}, 3 pairs", value,
             _trained_minus_untrained(f"grpo-a{a}", f"untrained-a{a}", view), ((R, f"| 0.{a[1]} | "),),
@@ -123,6 +155,44 @@ CALIBRATED_CLAIMS: tuple[Claim, ...] = (
           ("08", "in-band fraction over epochs 5-10", _in_band_values, "+0.343 [+0.128, +0.557]"),
           ("02", "mean |p-bar - alpha| over epochs 5-10", Setting.tail_mean, "−0.090 [−0.315, +0.135]"),
           ("02", "in-band fraction over epochs 5-10", _in_band_values, "+0.112 [−0.088, +0.312]"))),
+    *(Claim(f"calibrated solver, preset rewards, {objective}, alpha 0.5: {what}", value, compute,
+            ((R, f"| `{objective}` |"),), f"{_SHAPED}/{{{objective},untrained}}-a05-s*")
+      for objective, row in _OBJECTIVE_ROWS.items()
+      for what, value, compute in zip(
+          ("|p-bar - alpha| at epoch 10 per seed", "mean |p-bar - alpha| over epochs 5-10 per seed",
+           "mean |p-bar - alpha| over epochs 5-10, - never trained, 3 pairs",
+           "in-band fraction over epochs 5-10, - never trained, 3 pairs", "valid rate over epochs 5-10 per seed",
+           "near-duplicate rate over epochs 5-10 per seed"), row,
+          (_last_epochs(_SHAPED, *(f"{objective}-a05-s{s}" for s in range(3))),
+           _tail_means(_SHAPED, *(f"{objective}-a05-s{s}" for s in range(3))),
+           _trained_minus_untrained(f"{objective}-a05", "untrained-a05", Setting.tail_mean),
+           _trained_minus_untrained(f"{objective}-a05", "untrained-a05", _in_band_values),
+           _objective_row(objective, _rate_values("sim/valid_rate")),
+           _objective_row(objective, _rate_values("sim/near_duplicate_rate"))))),
+    *(Claim(f"calibrated solver, preset rewards, {run}: {what}", value, compute(_SHAPED, run), ((R, phrase),),
+            f"{_SHAPED}/{run}")
+      for run, what, compute, value, phrase in (
+          ("untrained-move-a05-d43-s0", "|p-bar - alpha| at epoch 10", _last_epochs, "0.282", "ends **0.282** away"),
+          ("grpo-move-a05-d43-s0", "|p-bar - alpha| at epoch 10", _last_epochs, "0.064", "**0.064** from α, with"),
+          ("grpo-move-a05-d43-s0", "mean d at epoch 10", _last_d, "5.28", "mean `d` **5.28**"),
+          ("untrained-move-a05-d43-s0", "mean d at epoch 10", _last_d, "3.80", "never trained **3.80**"),
+          ("grpo-move-a05-d43-s0", "mean d over epochs 5-10", _d_mean, "4.74", "5–10 **4.74**"),
+          ("untrained-move-a05-d43-s0", "mean d over epochs 5-10", _d_mean, "3.63", "against **3.63**"),
+          ("grpo-move-a05-d43-s0", "in-band fraction over epochs 5-10", _in_band, "0.191", "with **0.191**"),
+          ("untrained-move-a05-d43-s0", "in-band fraction over epochs 5-10", _in_band, "0.012", "against **0.012**"),
+          ("grpo-move-a05-d43-s0", "mean |p-bar - alpha| over epochs 5-10", _tail_means, "0.201", "(**0.201** and"),
+          ("untrained-move-a05-d43-s0", "mean |p-bar - alpha| over epochs 5-10", _tail_means, "0.202",
+           "and **0.202**)"))),
+    *(Claim(f"calibrated solver, never trained, alpha 0.5: {what} over epochs 5-10 per seed", value,
+            _objective_row("untrained", _rate_values(key)), ((R, phrase),), f"{_SHAPED}/untrained-a05-s*")
+      for what, key, value, phrase in (
+          ("valid rate", "sim/valid_rate", "0.79 / 0.62 / 0.72", "(never trained 0.79"),
+          ("near-duplicate rate", "sim/near_duplicate_rate", "0.07 / 0.18 / 0.13", "0.07 / 0.18 / 0.13). Paired"))),
+    *(Claim(f"calibrated solver, preset rewards, alpha 0.5: {a} - {b}, mean |p-bar - alpha| over epochs 5-10, 3 pairs",
+            value, _trained_minus_untrained(f"{a}-a05", f"{b}-a05", Setting.tail_mean), ((R, phrase),),
+            f"{_SHAPED}/{{{a},{b}}}-a05-s*")
+      for a, b, value, phrase in (("rwr", "grpo", "−0.040 [−0.146, +0.067]", "`rwr` − `grpo` **"),
+                                  ("group_rwr", "grpo", "+0.021 [−0.071, +0.113]", "`group_rwr` − `grpo` **"))),
     *(Claim(f"calibrated solver, preset rewards, alpha 0.2, d0 {d0}: grpo - never trained, {what}, 3 pairs", value,
             _trained_minus_untrained(f"grpo-a02{tag}", f"untrained-a02{tag}", view), ((R, phrase),),
             f"{_SHAPED}/{{grpo,untrained}}-a02{tag}-s*")
