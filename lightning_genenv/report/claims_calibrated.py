@@ -155,7 +155,7 @@ CALIBRATED_CLAIMS: tuple[Claim, ...] = (
           ("08", "in-band fraction over epochs 5-10", _in_band_values, "+0.343 [+0.128, +0.557]"),
           ("02", "mean |p-bar - alpha| over epochs 5-10", Setting.tail_mean, "−0.090 [−0.315, +0.135]"),
           ("02", "in-band fraction over epochs 5-10", _in_band_values, "+0.112 [−0.088, +0.312]"))),
-    *(Claim(f"calibrated solver, preset rewards, {objective}, alpha 0.5: {what}", value, compute,
+    *(Claim(f"calibrated solver, preset rewards, the objectives' table, {objective}: {what}", value, compute,
             ((R, f"| `{objective}` |"),), f"{_SHAPED}/{{{objective},untrained}}-a05-s*")
       for objective, row in _OBJECTIVE_ROWS.items()
       for what, value, compute in zip(
