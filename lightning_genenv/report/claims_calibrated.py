@@ -142,6 +142,8 @@ _OBJECTIVE_ROWS = {
                   "+0.372 [+0.184, +0.561]", "0.57 / 0.76 / 0.70", "0.42 / 0.20 / 0.29"),
     "rwr": ("0.125 / 0.042 / 0.045", "0.077 / 0.168 / 0.065", "−0.293 [−0.406, −0.180]", "+0.483 [+0.314, +0.652]",
             "0.62 / 0.67 / 0.60", "0.38 / 0.30 / 0.40"),
+    "reinforce": ("0.069 / 0.037 / 0.161", "0.073 / 0.186 / 0.186", "−0.248 [−0.405, −0.091]",
+                  "+0.387 [+0.193, +0.581]", "0.82 / 0.80 / 0.77", "0.13 / 0.18 / 0.17"),
 }
 
 CALIBRATED_CLAIMS: tuple[Claim, ...] = (
@@ -192,7 +194,8 @@ CALIBRATED_CLAIMS: tuple[Claim, ...] = (
             value, _trained_minus_untrained(f"{a}-a05", f"{b}-a05", Setting.tail_mean), ((R, phrase),),
             f"{_SHAPED}/{{{a},{b}}}-a05-s*")
       for a, b, value, phrase in (("rwr", "grpo", "−0.040 [−0.146, +0.067]", "`rwr` − `grpo` **"),
-                                  ("group_rwr", "grpo", "+0.021 [−0.071, +0.113]", "`group_rwr` − `grpo` **"))),
+                                  ("group_rwr", "grpo", "+0.021 [−0.071, +0.113]", "`group_rwr` − `grpo` **"),
+                                  ("reinforce", "grpo", "+0.006 [−0.122, +0.133]", "`reinforce` − `grpo` **"))),
     *(Claim(f"calibrated solver, preset rewards, alpha 0.2, d0 {d0}: grpo - never trained, {what}, 3 pairs", value,
             _trained_minus_untrained(f"grpo-a02{tag}", f"untrained-a02{tag}", view), ((R, phrase),),
             f"{_SHAPED}/{{grpo,untrained}}-a02{tag}-s*")
