@@ -27,10 +27,11 @@ def _calibrated(root: Path, folder: str, *runs: str) -> Setting:
     return settings([read_run(root / RESULTS / folder / run) for run in runs])[0]
 
 
-def _per_seed(view: Callable[[Setting], list[float]]) -> Callable[..., Callable[[Path], str]]:
+def _per_seed(view: Callable[[Setting], list[float]], digits: int = 3) -> Callable[..., Callable[[Path], str]]:
     """``(folder, *runs) -> compute``: a setting's per-seed values of ``view`` (a :class:`Setting` method),
     ``a / b / c``."""
-    return lambda folder, *runs: lambda root: " / ".join(f"{e:.3f}" for e in view(_calibrated(root, folder, *runs)))
+    return lambda folder, *runs: lambda root: " / ".join(
+        f"{e:.{digits}f}" for e in view(_calibrated(root, folder, *runs)))
 
 
 _last_epochs = _per_seed(Setting.last)  # |p-bar - alpha| at the last epoch
@@ -69,18 +70,11 @@ def _rate_values(key: str) -> Callable[[Setting], list[float]]:
 
 def _objective_row(objective: str, view: Callable[[Setting], list[float]]) -> Callable[[Path], str]:
     """``view`` of ``<objective>-a05-s{0,1,2}`` (α = 0.5, d₀ = 2), per seed with two decimals."""
-    return lambda root: " / ".join(f"{v:.2f}" for v in view(_calibrated(
-        root, _SHAPED, *(f"{objective}-a05-s{s}" for s in range(3)))))
+    return _per_seed(view, 2)(_SHAPED, *(f"{objective}-a05-s{s}" for s in range(3)))
 
 
-def _last_d(folder: str, run: str) -> Callable[[Path], str]:
-    """A run's mean difficulty ``d`` at its last epoch."""
-    return lambda root: f"{_calibrated(root, folder, run).runs[0].epochs[-1]['solver/difficulty_mean']:.2f}"
-
-
-def _d_mean(folder: str, run: str) -> Callable[[Path], str]:
-    """A run's mean difficulty ``d`` over epochs 5 on."""
-    return lambda root: f"{_difficulty_values(_calibrated(root, folder, run))[0]:.2f}"
+_last_d = _per_seed(lambda setting: [r.epochs[-1]["solver/difficulty_mean"] for r in setting.runs], 2)
+_d_mean = _per_seed(_difficulty_values, 2)  # mean d from epoch 5 on
 
 
 def _optimum(run: str) -> Callable[[Path], str]:
@@ -184,7 +178,14 @@ CALIBRATED_CLAIMS: tuple[Claim, ...] = (
           ("untrained-move-a05-d43-s0", "in-band fraction over epochs 5-10", _in_band, "0.012", "against **0.012**"),
           ("grpo-move-a05-d43-s0", "mean |p-bar - alpha| over epochs 5-10", _tail_means, "0.201", "(**0.201** and"),
           ("untrained-move-a05-d43-s0", "mean |p-bar - alpha| over epochs 5-10", _tail_means, "0.202",
-           "and **0.202**)"))),
+           "and **0.202**)"),
+          ("grpo-a05-d6-s0", "mean d at epoch 10", _last_d, "5.72", "mean `d` to **5.72**"),
+          ("untrained-a05-d6-s0", "mean d at epoch 10", _last_d, "3.94", "(never trained **3.94**)"),
+          ("grpo-a05-d6-s0", "|p-bar - alpha| at epoch 10", _last_epochs, "0.072", "**0.072** from α (never"),
+          ("untrained-a05-d6-s0", "|p-bar - alpha| at epoch 10", _last_epochs, "0.147", "(never trained **0.147**"),
+          ("grpo-a05-d6-s0", "mean |p-bar - alpha| over epochs 5-10", _tail_means, "0.148", "5–10 **0.148**"),
+          ("untrained-a05-d6-s0", "mean |p-bar - alpha| over epochs 5-10", _tail_means, "0.240", "against **0.240**"),
+          ("group_rwr-a08-s0", "|p-bar - alpha| at epoch 10", _last_epochs, "0.321", "ends **0.321** from α"))),
     *(Claim(f"calibrated solver, never trained, alpha 0.5: {what} over epochs 5-10 per seed", value,
             _objective_row("untrained", _rate_values(key)), ((R, phrase),), f"{_SHAPED}/untrained-a05-s*")
       for what, key, value, phrase in (
