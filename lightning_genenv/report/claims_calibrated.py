@@ -185,7 +185,11 @@ CALIBRATED_CLAIMS: tuple[Claim, ...] = (
           ("untrained-a05-d6-s0", "|p-bar - alpha| at epoch 10", _last_epochs, "0.147", "(never trained **0.147**"),
           ("grpo-a05-d6-s0", "mean |p-bar - alpha| over epochs 5-10", _tail_means, "0.148", "5–10 **0.148**"),
           ("untrained-a05-d6-s0", "mean |p-bar - alpha| over epochs 5-10", _tail_means, "0.240", "against **0.240**"),
-          ("group_rwr-a08-s0", "|p-bar - alpha| at epoch 10", _last_epochs, "0.321", "ends **0.321** from α"))),
+          ("group_rwr-a08-s0", "|p-bar - alpha| at epoch 10", _last_epochs, "0.321", "ends **0.321** from α"),
+          ("reinforce-a02-s0", "|p-bar - alpha| at epoch 10", _last_epochs, "0.237", "**0.237** from α ("),
+          ("reinforce-a02-s0", "mean |p-bar - alpha| over epochs 5-10", _tail_means, "0.198", "**0.198** over"),
+          ("rwr-a02-s0", "|p-bar - alpha| at epoch 10", _last_epochs, "0.579", "`rwr` **0.579**"),
+          ("rwr-a02-s0", "mean |p-bar - alpha| over epochs 5-10", _tail_means, "0.622", "(**0.622**)"))),
     *(Claim(f"calibrated solver, never trained, alpha 0.5: {what} over epochs 5-10 per seed", value,
             _objective_row("untrained", _rate_values(key)), ((R, phrase),), f"{_SHAPED}/untrained-a05-s*")
       for what, key, value, phrase in (
