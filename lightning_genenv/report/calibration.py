@@ -163,9 +163,9 @@ class Setting:
     def last(self) -> list[float]:
         return [run.errors()[-1] for run in self.runs]
 
-    def tail_mean(self) -> list[float]:
-        """Each seed's mean ``|p̄ − α|`` from epoch :data:`TAIL` on."""
-        return [_mean(run.errors()[TAIL - 1:]) for run in self.runs]
+    def tail_mean(self, key: str = ERROR) -> list[float]:
+        """Each seed's mean of the per-epoch metric ``key`` (``|p̄ − α|`` unless named) from epoch :data:`TAIL` on."""
+        return [_mean([record[key] for record in run.epochs[TAIL - 1:]]) for run in self.runs]
 
     def later_mean(self) -> list[float]:
         """Each seed's mean ``|p̄ − α|`` over epochs 2 to the last (the never-trained simulator's distance)."""

@@ -38,17 +38,14 @@ _last_epochs = _per_seed(Setting.last)  # |p-bar - alpha| at the last epoch
 _tail_means = _per_seed(Setting.tail_mean)  # mean |p-bar - alpha| from epoch 5 on
 
 
-def _in_band_values(setting: Setting) -> list[float]:
-    """Each seed's mean in-band fraction (the attainable band around alpha) from epoch 5 on."""
-    return [statistics.fmean(e["curriculum/in_band_fraction"] for e in r.epochs[TAIL - 1:]) for r in setting.runs]
+def _rate_values(key: str) -> Callable[[Setting], list[float]]:
+    """Each seed's mean of the per-epoch metric ``key`` from epoch 5 on."""
+    return lambda setting: setting.tail_mean(key)
 
 
+_in_band_values = _rate_values("curriculum/in_band_fraction")  # the attainable band around alpha
 _in_band = _per_seed(_in_band_values)  # each seed's mean in-band fraction (the attainable band) from epoch 5 on
-
-
-def _difficulty_values(setting: Setting) -> list[float]:
-    """Each seed's mean difficulty ``d`` of its valid, rated tasks from epoch 5 on."""
-    return [statistics.fmean(e["solver/difficulty_mean"] for e in r.epochs[TAIL - 1:]) for r in setting.runs]
+_difficulty_values = _rate_values("solver/difficulty_mean")  # of the valid, rated tasks
 
 
 def _level_share(level: float, *runs: str) -> Callable[[Path], str]:
@@ -61,11 +58,6 @@ def _level_share(level: float, *runs: str) -> Callable[[Path], str]:
             shares.append(sum(r["d"] == level for r in rows) / len(rows))
         return " / ".join(f"{x:.2f}" for x in shares)
     return compute
-
-
-def _rate_values(key: str) -> Callable[[Setting], list[float]]:
-    """Each seed's mean of the per-epoch metric ``key`` from epoch 5 on."""
-    return lambda setting: [statistics.fmean(e[key] for e in r.epochs[TAIL - 1:]) for r in setting.runs]
 
 
 def _objective_row(objective: str, view: Callable[[Setting], list[float]]) -> Callable[[Path], str]:
