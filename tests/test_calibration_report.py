@@ -8,11 +8,11 @@ import pytest
 import yaml
 
 from lightning_genenv.objectives.shaping import Shaping
-from lightning_genenv.report.calibration import read_run, reward_optimum, settings, summary_table
+from lightning_genenv.report.calibration import misses, read_run, reward_optimum, settings, summary_table
 
 
 def _run(root, name, errors, *, trained=True, objective="grpo", alpha=0.5, d0=2.0, d0_step=0.0, seed=0,
-         learning_rate=5e-4, shaping=None, unrated=None):
+         learning_rate=5e-4, shaping=None, unrated=None, tasks=()):
     run = root / name
     run.mkdir()
     config = {"seed": seed, "simulator": {"objective": objective, "learning_rate": learning_rate, **(shaping or {})},
@@ -24,6 +24,7 @@ def _run(root, name, errors, *, trained=True, objective="grpo", alpha=0.5, d0=2.
         "".join(json.dumps({"epoch": i, "curriculum/p_hat_mean_error": e,
                             **({"solver/unrated_fraction": unrated} if unrated is not None else {})}) + "\n"
                 for i, e in enumerate(errors)))
+    (run / "calibration_tasks.jsonl").write_text("".join(json.dumps(t) + "\n" for t in tasks))
     return read_run(run)
 
 
@@ -67,8 +68,8 @@ def test_the_rewards_of_p_hat_0_and_1_make_another_setting_for_a_trained_simulat
     assert len(settings([_run(tmp_path, "u0", [0.4], trained=False),
                          _run(tmp_path, "u1", [0.4], trained=False, shaping=zero, seed=1)])) == 1  # no update
     table = summary_table([plain, shaped])
-    assert "| 0.100 | – | 0.100 | 0.500 | 2 (0.500); E[R] 0.78, 0.28 at 1 | meets" in table  # R_env(1) = 0.08 adds
-    assert "| 0.050 | – | 0.050 | 0.250 | 2 (0.500); E[R] 0.78, 0.25 at 1 | meets" in table
+    assert "| 0.100 | – | 0.100 | 0.500 | 2 (0.500); E[R] 0.78, 0.28 at 1 | – / – | meets" in table  # R_env(1) adds
+    assert "| 0.050 | – | 0.050 | 0.250 | 2 (0.500); E[R] 0.78, 0.25 at 1 | – / – | meets" in table
 
 
 def _r_env_a05(p_hat):
@@ -90,7 +91,24 @@ def test_the_rewards_optimum_is_the_difficulty_level_a_reward_maximizing_simulat
     assert (o.d, o.p) == (3.0, 0.5) and o.runner_up_reward == pytest.approx(
         Shaping(unsolved=0.0, solved=0.0).expected_reward(1 / (1 + math.exp(-2.0)), 8, _r_env_a05))
     untrained = _run(tmp_path, "u", [0.4], trained=False, alpha=0.2, d0=5.0)
-    assert summary_table([untrained]).endswith("| – | – | misses (≥ 0.25 over epochs 2+) |")  # no update, no optimum
+    assert summary_table([untrained]).endswith("| – | – | – | misses (≥ 0.25 over epochs 2+) |")  # no optimum
+
+
+def test_misses_splits_the_late_tasks_off_their_epochs_optimum_into_easier_and_harder(tmp_path):
+    zero = {"reward_unsolved": 0.0, "reward_solved": 0.0}
+    # alpha 0.5, d0 2 + 0.5 per epoch: the optimum is d = 2 at epoch 0 and d = 4 at epoch 4 (0-based; the first of
+    # epochs 5+); d0 = 4.5 at epoch 5: d = 4 (p 0.731) ties d = 5 (0.269), and a tie goes to the lower level
+    tasks = [{"epoch": 0, "d": 1.0}, {"epoch": 0, "d": 3.0},  # before epoch 5: not counted
+             {"epoch": 4, "d": 3.0}, {"epoch": 4, "d": 4.0}, {"epoch": 4, "d": 5.0}, {"epoch": 4, "d": None},
+             {"epoch": 5, "d": 4.0}, {"epoch": 5, "d": 5.0}, {"epoch": 5, "d": 2.0}, {"epoch": 5, "d": 6.0}]
+    run = _run(tmp_path, "moving", [0.4] * 6, d0_step=0.5, shaping=zero, tasks=tasks)
+    assert reward_optimum(run, 4).d == 4.0 and reward_optimum(run, 5).d == 4.0
+    assert misses(run) == (2 / 8, 4 / 8)  # easier: 3 (epoch 4), 2; harder: 5, unrated, 5, 6
+    table = summary_table([run, _run(tmp_path, "young", [0.4], seed=1, d0_step=0.5, shaping=zero)])
+    assert "| 0.25 / 0.50, – / – | misses" in table  # a run short of epoch 5: dashes
+    (tmp_path / "moving" / "calibration_tasks.jsonl").unlink()
+    with pytest.raises(SystemExit, match="no calibration_tasks.jsonl or calibration_tasks.jsonl.gz"):
+        misses(run)
 
 
 def test_a_directory_that_is_not_a_calibrated_run_is_refused_in_one_line(tmp_path):

@@ -13,7 +13,11 @@ with the seed tasks its prompt shows (the first epoch is the same for both, befo
 Where a trained simulator can end at best: :func:`reward_optimum`, the difficulty level whose tasks earn the most
 expected reward (the shaped ``R_env`` over the solver's binomial attempts), its success probability, and the
 next-best level's expected reward. A setting whose optimum lies more than :data:`BAR` from α cannot meet the bar by
-maximizing its reward; one whose next-best level earns nearly as much gives its update little to go on.
+maximizing its reward; one whose next-best level earns nearly as much gives its update little to go on. Where its
+tasks miss that level: :func:`misses`, the shares written easier and harder than it (than each epoch's, for a
+moving target). A level at the edge of what the family can express (``digits``: an operation takes two numbers,
+``d >= 2``) can be missed on one side only, and ``p̄`` then lands on that side of α unless every task is at the
+level.
 
 Deliberately left out: plots (TensorBoard's ``tb/calibration``), and runs of any other experiment.
 """
@@ -38,6 +42,7 @@ ERROR = "curriculum/p_hat_mean_error"  # |p-bar - alpha| of an epoch
 UNRATED = "solver/unrated_fraction"  # the valid tasks the difficulty function cannot rate (the solver fails them)
 EPS = 1e-9  # p-bar is a ratio of counts: 0.8 - 0.7 must meet a bar of 0.1
 TAIL = 5  # the first (1-based) epoch of the late-epochs mean, a less noisy view than the last epoch alone
+TASKS = ("calibration_tasks.jsonl", "calibration_tasks.jsonl.gz")  # per task: d, p, k (a run's; archived gzipped)
 LEVELS = range(1, 25)  # the difficulty levels searched for the reward's optimum: the built-in functions' values
 
 
@@ -126,20 +131,37 @@ class Optimum:
     runner_up_reward: float
 
 
-def reward_optimum(run: CalibratedRun) -> Optimum:
-    """The best two difficulty levels (of :data:`LEVELS`; the lower one on a tie) for the run's simulator at its last
-    epoch's ``d₀``, by the expected reward of a valid, novel task (:meth:`Shaping.expected_reward`)."""
+def reward_optimum(run: CalibratedRun, epoch: int | None = None) -> Optimum:
+    """The best two difficulty levels (of :data:`LEVELS`; the lower one on a tie) for the run's simulator at
+    ``d₀`` of its (0-based) ``epoch``, the last unless given, by the expected reward of a valid, novel task
+    (:meth:`Shaping.expected_reward`)."""
     shaping = Shaping(unsolved=run.reward_unsolved, solved=run.reward_solved)
     reward = ENV_REWARDS[run.env_reward]
 
     def r_env(p_hat: float) -> float:
         return reward(p_hat, alpha=run.alpha, beta=run.beta, band=run.band)
 
-    d0 = run.d0 + run.d0_step * max(len(run.epochs) - 1, 0)
+    d0 = run.d0 + run.d0_step * (max(len(run.epochs) - 1, 0) if epoch is None else epoch)
     expected = {d: shaping.expected_reward(success_probability(d, d0, run.slope), run.attempts, r_env) for d in LEVELS}
     best, second = sorted(LEVELS, key=lambda d: (-expected[d], d))[:2]
     return Optimum(float(best), success_probability(best, d0, run.slope), expected[best], float(second),
                    expected[second])
+
+
+def misses(run: CalibratedRun) -> tuple[float, float]:
+    """Of the run's valid tasks from epoch :data:`TAIL` on, the shares rated easier than their epoch's
+    :func:`reward_optimum` and harder (an unrated task among them: the solver always fails it); NaN, NaN before
+    epoch :data:`TAIL`."""
+    found = [run.path / name for name in TASKS if (run.path / name).is_file()]
+    if not found:
+        raise SystemExit(f"{run.path}: no {' or '.join(TASKS)} (the calibrated run's per-task record)")
+    rows = [r for r in read_jsonl_strict(found[0]) if r["epoch"] >= TAIL - 1]
+    if not rows:
+        return math.nan, math.nan
+    level = {e: reward_optimum(run, e).d for e in {r["epoch"] for r in rows}}
+    easier = sum(r["d"] is not None and r["d"] < level[r["epoch"]] for r in rows) / len(rows)
+    harder = sum(r["d"] is None or r["d"] > level[r["epoch"]] for r in rows) / len(rows)
+    return easier, harder
 
 
 @dataclass(frozen=True)
@@ -191,6 +213,13 @@ def optimum_text(run: CalibratedRun) -> str:
     return f"{o.d:g} ({o.p:.3f}); E[R] {o.reward:.2f}, {o.runner_up_reward:.2f} at {o.runner_up_d:g}"
 
 
+def misses_text(setting: Setting) -> str:
+    """A trained setting's :func:`misses` of its reward's optimum, per seed (``0.01 / 0.27, 0.00 / 0.41``)."""
+    if not setting.runs[0].trained:
+        return "–"
+    return ", ".join(_cells(list(misses(run)), 2) for run in setting.runs)
+
+
 def settings(runs: list[CalibratedRun]) -> list[Setting]:
     """Runs grouped by setting (trained before never trained, then by objective, α, d₀), seeds in order."""
     groups: dict[tuple, list[CalibratedRun]] = {}
@@ -205,22 +234,23 @@ def _mean(values: list[float]) -> float:
     return statistics.fmean(values) if values else math.nan
 
 
-def _cells(values: list[float]) -> str:
-    return " / ".join("–" if math.isnan(v) else f"{v:.3f}" for v in values)
+def _cells(values: list[float], places: int = 3) -> str:
+    return " / ".join("–" if math.isnan(v) else f"{v:.{places}f}" for v in values)
 
 
 def summary_table(runs: list[CalibratedRun]) -> str:
     """One row per setting: its seeds, ``|p̄ − α|`` at the first and the last epoch per seed, the mean from epoch
     :data:`TAIL` on and over epochs 2 on, per seed, the last epoch's share of unrated tasks, per seed, the reward's
-    optimum (:func:`reward_optimum`; a trained setting's) and whether it meets its half of the bar."""
+    optimum (:func:`reward_optimum`; a trained setting's), the shares of its tasks easier and harder than that
+    level from epoch :data:`TAIL` on (:func:`misses`), per seed, and whether it meets its half of the bar."""
     rows = ["| setting | seeds | epochs | \\|p̄ − α\\| epoch 1 | last epoch | mean, epochs "
             f"{TAIL}+ | mean, epochs 2+ | unrated, last epoch | reward's optimum: d (p); its expected reward, "
-            "the next-best level's | bar |",
-            "|---|---|---|---|---|---|---|---|---|---|"]
+            f"the next-best level's | off the optimum, epochs {TAIL}+: easier / harder | bar |",
+            "|---|---|---|---|---|---|---|---|---|---|---|"]
     for s in settings(runs):
         bar = (f"≤ {BAR} at the last epoch" if s.runs[0].trained else f"≥ {UNTRAINED_BAR} over epochs 2+")
         rows.append(f"| {s.name} | {', '.join(str(r.seed) for r in s.runs)} | "
                     f"{', '.join(str(len(r.epochs)) for r in s.runs)} | {_cells(s.first())} | {_cells(s.last())} | "
                     f"{_cells(s.tail_mean())} | {_cells(s.later_mean())} | {_cells([r.unrated() for r in s.runs])} | "
-                    f"{optimum_text(s.runs[0])} | {'meets' if s.meets() else 'misses'} ({bar}) |")
+                    f"{optimum_text(s.runs[0])} | {misses_text(s)} | {'meets' if s.meets() else 'misses'} ({bar}) |")
     return "\n".join(rows)

@@ -1,0 +1,124 @@
+"""Views of the archived calibrated-solver runs (``docs/results/calibrated*/``) that RESULTS.md's figures quote: each
+a function of the repository root that returns the figure as printed, for
+:mod:`~lightning_genenv.report.claims_calibrated`'s claims. Left out: the claims themselves, and any run not archived.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Callable
+
+from lightning_genenv.difficulty import digits
+from lightning_genenv.jsonl import read_jsonl_strict
+from lightning_genenv.report.calibration import TAIL, Setting, misses, optimum_text, read_run, settings
+from lightning_genenv.report.claim import RESULTS
+from lightning_genenv.report.claims_runs import ci
+from lightning_genenv.report.stats import paired_difference
+
+# digits as first defined; digits needing an operation; and p-hat 0 and 1 scored 0 (the preset's rewards)
+CAL, CAL_OP, SHAPED = "calibrated", "calibrated-op", "calibrated-shaped"
+
+
+def calibrated(root: Path, folder: str, *runs: str) -> Setting:
+    """The archived calibrated-solver runs ``runs`` of ``docs/results/<folder>``, one setting."""
+    return settings([read_run(root / RESULTS / folder / run) for run in runs])[0]
+
+
+def per_seed(view: Callable[[Setting], list[float]], digits: int = 3) -> Callable[..., Callable[[Path], str]]:
+    """``(folder, *runs) -> compute``: a setting's per-seed values of ``view`` (a :class:`Setting` method),
+    ``a / b / c``."""
+    return lambda folder, *runs: lambda root: " / ".join(
+        f"{e:.{digits}f}" for e in view(calibrated(root, folder, *runs)))
+
+
+last_epochs = per_seed(Setting.last)  # |p-bar - alpha| at the last epoch
+tail_means = per_seed(Setting.tail_mean)  # mean |p-bar - alpha| from epoch 5 on
+
+
+def rate_values(key: str) -> Callable[[Setting], list[float]]:
+    """Each seed's mean of the per-epoch metric ``key`` from epoch 5 on."""
+    return lambda setting: setting.tail_mean(key)
+
+
+in_band_values = rate_values("curriculum/in_band_fraction")  # the attainable band around alpha
+in_band = per_seed(in_band_values)  # each seed's mean in-band fraction (the attainable band) from epoch 5 on
+difficulty_values = rate_values("solver/difficulty_mean")  # of the valid, rated tasks
+
+
+def level_share(level: float, *runs: str) -> Callable[[Path], str]:
+    """Per run (``a / b / c``): the share of its valid tasks from epoch 5 on whose difficulty is ``level``."""
+    def compute(root: Path) -> str:
+        shares = []
+        for run in runs:
+            rows = [r for r in read_jsonl_strict(root / RESULTS / SHAPED / run / "calibration_tasks.jsonl.gz")
+                    if r["epoch"] >= TAIL - 1]
+            shares.append(sum(r["d"] == level for r in rows) / len(rows))
+        return " / ".join(f"{x:.2f}" for x in shares)
+    return compute
+
+
+def missed(side: int, *runs: str) -> Callable[[Path], str]:
+    """Per run (``a / b / c``): the share of its tasks from epoch 5 on written easier (``side`` 0) or harder (1) than
+    the reward's optimum (:func:`~lightning_genenv.report.calibration.misses`)."""
+    return lambda root: " / ".join(f"{misses(read_run(root / RESULTS / SHAPED / run))[side]:.2f}" for run in runs)
+
+
+def objective_row(objective: str, view: Callable[[Setting], list[float]]) -> Callable[[Path], str]:
+    """``view`` of ``<objective>-a05-s{0,1,2}`` (α = 0.5, d₀ = 2), per seed with two decimals."""
+    return per_seed(view, 2)(SHAPED, *(f"{objective}-a05-s{s}" for s in range(3)))
+
+
+last_d = per_seed(lambda setting: [r.epochs[-1]["solver/difficulty_mean"] for r in setting.runs], 2)
+d_mean = per_seed(difficulty_values, 2)  # mean d from epoch 5 on
+
+
+def optimum(run: str) -> Callable[[Path], str]:
+    """Where the reward of an archived run's setting peaks, as the summary table prints it."""
+    return lambda root: optimum_text(read_run(root / RESULTS / SHAPED / run))
+
+
+def trained_minus_untrained(trained: str, untrained: str, view: Callable[[Setting], list[float]],
+                             ) -> Callable[[Path], str]:
+    """The preset's runs ``<trained>-s{0,1,2}`` − ``<untrained>-s{0,1,2}``, paired by seed (the same first epoch):
+    the mean of ``view``'s per-seed values with its 95% interval."""
+    def compute(root: Path) -> str:
+        a, b = (view(calibrated(root, SHAPED, *(f"{arm}-s{s}" for s in range(3)))) for arm in (trained, untrained))
+        return ci(paired_difference(a, b))
+    return compute
+
+
+def untrained_distance(folder: str, run: str) -> Callable[[Path], str]:
+    """A never-trained run's mean |p-bar - alpha| over epochs 2 on."""
+    return lambda root: f"{calibrated(root, folder, run).later_mean()[0]:.3f}"
+
+
+def untrained_p_bars(root: Path) -> list[float]:
+    """The never-trained simulator's p-bar over epochs 2-10 at alpha 0.5 (digits as first defined)."""
+    return [e["curriculum/p_hat_mean"] for e in calibrated(root, CAL, "untrained-a05-s0").runs[0].epochs[1:]]
+
+
+def bare_numbers(run: str) -> Callable[[Path], str]:
+    """``k of n``: of a run's rated tasks in epochs 8-10, those ``digits`` no longer rates (no operation asked)."""
+    def compute(root: Path) -> str:
+        rows = read_jsonl_strict(root / RESULTS / CAL / run / "calibration_tasks.jsonl.gz")
+        rated = [r for r in rows if r["epoch"] >= 7 and r["d"] is not None]
+        bare = [r for r in rated if digits(SimpleNamespace(question=r["question"])) is None]
+        return f"{len(bare)} of {len(rated)}"
+    return compute
+
+
+def calibration_wall(folder: str, run: str) -> Callable[[Path], str]:
+    def compute(root: Path) -> str:
+        summary = json.loads((root / RESULTS / folder / run / "summary.json").read_text(encoding="utf-8"))
+        return f"{round(summary['wall_time_s']):,} s"
+    return compute
+
+
+CAL_README, OP_README = f"{RESULTS}/{CAL}/README.md", f"{RESULTS}/{CAL_OP}/README.md"
+
+
+def unrated_last(folder: str, *runs: str) -> Callable[[Path], str]:
+    """Each seed's share of unrated tasks among the last epoch's valid ones."""
+    return lambda root: " / ".join(f"{r.unrated():.3f}" for r in calibrated(root, folder, *runs).runs)
