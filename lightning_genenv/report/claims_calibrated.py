@@ -24,6 +24,7 @@ from lightning_genenv.report.calibrated_views import (
     last_d,
     last_epochs,
     level_share,
+    missed,
     objective_row,
     optimum,
     per_seed,
@@ -136,6 +137,14 @@ CALIBRATED_CLAIMS: tuple[Claim, ...] = (
           ("grpo", "02", ", d0 5", 6.0, "0.11 / 0.12 / 0.26"), ("untrained", "02", ", d0 5", 6.0, "0.00 / 0.02 / 0.03"),
           ("grpo", "02-d43", ", d0 4.3", 5.0, "0.18 / 0.05 / 0.34"),
           ("untrained", "02-d43", ", d0 4.3", 5.0, "0.10 / 0.02 / 0.04"))),
+    *(Claim(f"calibrated solver, preset rewards, grpo, alpha 0.{tag[1]}{at}: share of tasks from epoch 5 on written "
+            f"{('easier', 'harder')[side]} than the reward's optimum, per seed", value,
+            missed(side, *(f"grpo-a{tag}-s{s}" for s in range(3))), ((R, f"**{value}**"),),
+            f"{SHAPED}/grpo-a{tag}-s*/calibration_tasks.jsonl.gz")
+      for tag, at, side, value in (("05", "", 0, "0.00 / 0.00 / 0.00"), ("05", "", 1, "0.28 / 0.40 / 0.34"),
+                                   ("08", "", 0, "0.01 / 0.00 / 0.00"), ("08", "", 1, "0.46 / 0.40 / 0.27"),
+                                   ("02-d43", ", d0 4.3", 0, "0.49 / 0.87 / 0.40"),
+                                   ("02-d43", ", d0 4.3", 1, "0.33 / 0.08 / 0.25"))),
     *(Claim(f"calibrated solver, preset rewards, {arm}, alpha 0.2, d0 4.3: {what} per seed", value,
             f(SHAPED, *(f"{arm}-a02-d43-s{s}" for s in range(3))), ((R, f"**{value}**"),),
             f"{SHAPED}/{arm}-a02-d43-s*")
