@@ -96,6 +96,9 @@ def test_a_calibrated_run_end_to_end(tiny_sft_dir, tmp_path):
     assert all(c["sim/generations"] == 12 and c["solver/d0"] == 2.0 for c in curves)
     tasks = [json.loads(line) for line in (out / "calibration_tasks.jsonl").read_text().splitlines()]
     assert tasks and all(t["n"] == 8 and 0 <= t["k"] <= 8 for t in tasks)
+    for epoch in (0, 1):  # each task names the seed it was written from: 3 seeds an epoch (data.seeds_per_epoch)
+        seeds = {t["seed"] for t in tasks if t["epoch"] == epoch}
+        assert 1 <= len(seeds) <= 3 and all(isinstance(s, str) and s for s in seeds)
     assert sum(c.get("sim/steps", 0) for c in curves) > 0
     summary = json.loads((out / "summary.json").read_text())
     assert summary["epochs"] == 2 and summary["simulator_epochs"] >= 1

@@ -10,7 +10,8 @@ succeed, this shows on a CPU in minutes whether an objective moves ``p̂`` towar
 
 The run directory gets ``config.yaml``, ``run_record.json``, ``tb/calibration`` (the per-epoch curves),
 ``tb/simulator`` (the simulator's step curves), ``calibration.jsonl`` (one line of metrics per epoch),
-``calibration_tasks.jsonl`` (every valid task: its question, ``d``, success probability and ``k``) and
+``calibration_tasks.jsonl`` (every valid task: the seed it was written from, its question, ``d``, success
+probability and ``k``) and
 ``summary.json``.
 
 Deliberately left out: the agent (no agent model is loaded), resuming (a run is minutes long: start it again),
@@ -120,8 +121,8 @@ def run_calibrated(cfg, run_dir: Path, start: float) -> Path:
             curves.write(json.dumps({"epoch": epoch, **metrics}) + "\n")
             curves.flush()
             for g, d, p in zip(attempts.groups, attempts.difficulties, attempts.probabilities):
-                tasks.write(json.dumps({"epoch": epoch, "question": g.task.question, "answer": g.task.answer,
-                                        "d": d, "p": p,
+                tasks.write(json.dumps({"epoch": epoch, "seed": g.task.parent_id, "question": g.task.question,
+                                        "answer": g.task.answer, "d": d, "p": p,
                                         "k": sum(g.rewards), "n": len(g.rewards)}) + "\n")
             tasks.flush()  # each epoch's lines survive a run stopped later
             history.append(metrics)
