@@ -51,7 +51,51 @@ _OBJECTIVE_ROWS = {
                   "+0.387 [+0.193, +0.581]", "0.82 / 0.80 / 0.77", "0.13 / 0.18 / 0.17"),
 }
 
+def _runs(stem: str, seeds: tuple[int, ...] = (0, 1, 2)) -> tuple[str, ...]:
+    return tuple(f"{stem}-s{s}" for s in seeds)
+
+
+_A08, _A08_U, _A02, _A02_U = (_runs("grpo-a08-d369", (0, 1)), _runs("untrained-a08-d369"), _runs("grpo-a02-d531"),
+                              _runs("untrained-a02-d531"))
+# Targets inside the family's range (RESULTS.md): (runs, what, the figure's view of them, value, phrase)
+_INSIDE_ROWS = (
+    (_A08, "|p-bar - alpha| at epoch 10", lambda *r: last_epochs(SHAPED, *r), "0.317 / 0.316", "ends **0.317 / 0.316"),
+    (_A08, "mean |p-bar - alpha| over epochs 5-10", lambda *r: tail_means(SHAPED, *r), "0.318 / 0.282",
+     "**0.318 / 0.282** over"),
+    (_A08_U, "mean |p-bar - alpha| over epochs 5-10", lambda *r: tail_means(SHAPED, *r), "0.481 / 0.423 / 0.316",
+     "never trained **0.481"),
+    (_A08, "share of tasks at d = 3 from epoch 5 on", lambda *r: level_share(3.0, *r), "0.27 / 0.25",
+     "**0.27 / 0.25** of its"),
+    (_A08_U, "share of tasks at d = 3 from epoch 5 on", lambda *r: level_share(3.0, *r), "0.17 / 0.17 / 0.18",
+     "never trained **0.17 / 0.17 / 0.18**"),
+    (_A08, "share of tasks harder than the optimum from epoch 5 on", lambda *r: missed(1, *r), "0.67 / 0.63",
+     "harder (**0.67 / 0.63**"),
+    (("untrained-a05-d3-s0",), "|p-bar - alpha| at epoch 1", lambda *r: per_seed(Setting.first)(SHAPED, *r),
+     "0.254", "starts only **0.254**"),
+    (("grpo-a05-d3-s0",), "|p-bar - alpha| at epoch 10", lambda *r: last_epochs(SHAPED, *r), "0.295",
+     "ends **0.295** from"),
+    (("untrained-a05-d3-s0",), "|p-bar - alpha| at epoch 10", lambda *r: last_epochs(SHAPED, *r), "0.213",
+     "(never trained **0.213**)"),
+    (("grpo-a05-d3-s0",), "share of tasks at d = 3 from epoch 5 on", lambda *r: level_share(3.0, *r), "0.39",
+     "**0.39** of its tasks"),
+    (("untrained-a05-d3-s0",), "share of tasks at d = 3 from epoch 5 on", lambda *r: level_share(3.0, *r), "0.26",
+     "(never trained **0.26**)"),
+    (_A02, "|p-bar - alpha| at epoch 10", lambda *r: last_epochs(SHAPED, *r), "0.313 / 0.040 / 0.178",
+     "ends **0.313 / 0.040 / 0.178**"),
+    (("untrained-a02-d531-s1",), "mean d over epochs 5-10", lambda *r: d_mean(SHAPED, *r), "5.42",
+     "(mean `d` **5.42**"),
+    *((_A02, f"{what} over epochs 5-10, - never trained, 3 pairs",
+       lambda *r, view=view: trained_minus_untrained("grpo-a02-d531", "untrained-a02-d531", view), value, phrase)
+      for what, view, value, phrase in (
+          ("mean d", difficulty_values, "+1.023 [−0.677, +2.723]", "harder by **+1.023"),
+          ("in-band fraction", in_band_values, "+0.086 [+0.035, +0.137]", "(**+0.086 [+0.035, +0.137]**)"),
+          ("mean |p-bar - alpha|", Setting.tail_mean, "−0.048 [−0.381, +0.285]", "(**−0.048 [−0.381, +0.285]**)"))),
+)
+
 CALIBRATED_CLAIMS: tuple[Claim, ...] = (
+    *(Claim(f"calibrated solver, preset rewards, a target inside the family's range, {runs[0].rsplit('-s', 1)[0]}: "
+            f"{what}", value, view(*runs), ((R, phrase),), f"{SHAPED}/{runs[0].rsplit('-s', 1)[0]}-s*")
+      for runs, what, view, value, phrase in _INSIDE_ROWS),
     *(Claim(f"calibrated solver, preset rewards, alpha 0.{a[1]}: grpo - never trained, {what}, 3 pairs", value,
             trained_minus_untrained(f"grpo-a{a}", f"untrained-a{a}", view), ((R, f"| 0.{a[1]} | "),),
             f"{SHAPED}/{{grpo,untrained}}-a{a}-s*")
