@@ -41,6 +41,9 @@ def test_runs_of_one_setting_group_by_seed_and_the_trained_half_needs_every_seed
     assert settings([a, _run(tmp_path, "d", [0.4, 0.12], seed=2)])[0].meets() is False  # one seed outside the bar
     assert len(settings([a, _run(tmp_path, "e", [0.4, 0.1], learning_rate=2e-3)])) == 2  # another setting
     assert settings([_run(tmp_path, "f", [0.4, 0.8 - 0.7])])[0].meets()  # 0.10000000000000009: on the bar
+    wider = _run(tmp_path, "g", [0.4, 0.1], shaping={"kl_max": 2.0})  # a wider trust region: another setting
+    assert [s.name for s in settings([a, wider])] == ["grpo (lr 0.0005), α = 0.5, d₀ = 2",
+                                                     "grpo (lr 0.0005, KL cap 2), α = 0.5, d₀ = 2"]
 
 
 def test_the_never_trained_half_reads_its_mean_distance_over_epochs_two_on(tmp_path):

@@ -1,9 +1,9 @@
 """Calibrated-solver runs (``experiment=calibrated``) read back and summarized over seeds, with the curriculum bar.
 
-A run is read from its ``config.yaml`` (the simulator's objective, its learning rate and the rewards of ``p̂ = 0``
-and ``p̂ = 1``, or never trained with ``curriculum=random``; α; the solver's ``d₀`` and its per-epoch step; the
-seed) and its ``calibration.jsonl`` (one record per epoch). Runs of the same setting and different seeds form a
-:class:`Setting`.
+A run is read from its ``config.yaml`` (the simulator's objective, its learning rate, KL cap and the rewards of
+``p̂ = 0`` and ``p̂ = 1``, or never trained with ``curriculum=random``; α; the solver's ``d₀`` and its per-epoch
+step; the seed) and its ``calibration.jsonl`` (one record per epoch). Runs of the same setting and different seeds
+form a :class:`Setting`.
 
 The bar a trained setting must meet, per α: at its last epoch ``|p̄ − α| <= 0.1`` (:data:`BAR`) for every seed,
 while the never-trained simulator at the same α and ``d₀`` stays at least 0.25 (:data:`UNTRAINED_BAR`) from α. The
@@ -31,6 +31,7 @@ from pathlib import Path
 
 import yaml
 
+from lightning_genenv.config.schema import SimulatorConfig
 from lightning_genenv.jsonl import read_jsonl_strict
 from lightning_genenv.objectives.shaping import Shaping
 from lightning_genenv.rewards import ENV_REWARDS
@@ -57,6 +58,7 @@ class CalibratedRun:
     d0: float
     d0_step: float
     learning_rate: float  # the simulator's
+    kl_max: float  # its trust region on the KL to the initial simulator
     reward_unsolved: float | None  # the simulator's reward of a task with p-hat 0 (None: R_env(0))
     reward_solved: float | None  # ... and of one with p-hat 1 (None: R_env(1))
     seed: int
@@ -70,8 +72,9 @@ class CalibratedRun:
     @property
     def key(self) -> tuple:
         """What makes two runs seeds of one setting."""
-        trained = ((self.objective, self.learning_rate, _order(self.reward_unsolved), _order(self.reward_solved))
-                   if self.trained else ("", 0.0, -math.inf, -math.inf))  # never trained: no reward is used
+        trained = ((self.objective, self.learning_rate, self.kl_max, _order(self.reward_unsolved),
+                    _order(self.reward_solved))
+                   if self.trained else ("", 0.0, 0.0, -math.inf, -math.inf))  # never trained: no reward is used
         return (self.trained, *trained, self.alpha, self.d0, self.d0_step)
 
     def errors(self) -> list[float]:
@@ -103,6 +106,7 @@ def read_run(path: str | Path) -> CalibratedRun:
                              objective=config["simulator"]["objective"], alpha=float(curriculum["alpha"]),
                              d0=float(solver["d0"]), d0_step=float(solver.get("d0_step", 0.0)),
                              learning_rate=float(config["simulator"]["learning_rate"]),
+                             kl_max=float(config["simulator"].get("kl_max", SimulatorConfig.kl_max)),
                              reward_unsolved=_reward(config["simulator"].get("reward_unsolved")),
                              reward_solved=_reward(config["simulator"].get("reward_solved")),
                              seed=int(config["seed"]), slope=float(solver["slope"]),
@@ -173,7 +177,8 @@ class Setting:
     @property
     def name(self) -> str:
         first = self.runs[0]
-        who = f"{first.objective} (lr {first.learning_rate:g})" if first.trained else "never trained"
+        cap = f", KL cap {first.kl_max:g}" if first.kl_max != SimulatorConfig.kl_max else ""
+        who = f"{first.objective} (lr {first.learning_rate:g}{cap})" if first.trained else "never trained"
         if first.trained and (first.reward_unsolved, first.reward_solved) != (None, None):
             who += f", p̂ = 0 / 1 scored {_reward_text(first.reward_unsolved)} / {_reward_text(first.reward_solved)}"
         moving = f", d₀ +{first.d0_step:g}/epoch" if first.d0_step else ""
