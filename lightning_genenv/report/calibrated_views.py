@@ -59,6 +59,21 @@ def level_share(level: float, *runs: str) -> Callable[[Path], str]:
     return compute
 
 
+def groups_differ(*runs: str) -> Callable[[Path], str]:
+    """Per run (``a / b / c``): of the seed groups with two or more valid candidates (every epoch; a task's ``seed``
+    names its group), the share whose candidates differ in difficulty (an unrated one differs from a rated one)."""
+    def compute(root: Path) -> str:
+        shares = []
+        for run in runs:
+            groups: dict[tuple, list] = {}
+            for r in read_jsonl_strict(root / RESULTS / SHAPED / run / "calibration_tasks.jsonl.gz"):
+                groups.setdefault((r["epoch"], r["seed"]), []).append(r["d"])
+            pairs = [ds for ds in groups.values() if len(ds) >= 2]
+            shares.append(sum(len(set(ds)) > 1 for ds in pairs) / len(pairs))
+        return " / ".join(f"{x:.2f}" for x in shares)
+    return compute
+
+
 def missed(side: int, *runs: str) -> Callable[[Path], str]:
     """Per run (``a / b / c``): the share of its tasks from epoch 5 on written easier (``side`` 0) or harder (1) than
     the reward's optimum (:func:`~lightning_genenv.report.calibration.misses`)."""
