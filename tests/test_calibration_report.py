@@ -109,6 +109,9 @@ def test_misses_splits_the_late_tasks_off_their_epochs_optimum_into_easier_and_h
     assert misses(run) == (2 / 8, 4 / 8)  # easier: 3 (epoch 4), 2; harder: 5, unrated, 5, 6
     table = summary_table([run, _run(tmp_path, "young", [0.4], seed=1, d0_step=0.5, shaping=zero)])
     assert "| 0.25 / 0.50, – / – | misses" in table  # a run short of epoch 5: dashes
+    (tmp_path / "moving" / "calibration_tasks.jsonl").write_text(json.dumps({"epoch": 5, "k": 3}) + "\n")
+    with pytest.raises(SystemExit, match="a task record without a usable 'd'"):
+        misses(run)
     (tmp_path / "moving" / "calibration_tasks.jsonl").unlink()
     with pytest.raises(SystemExit, match="no calibration_tasks.jsonl or calibration_tasks.jsonl.gz"):
         misses(run)

@@ -43,7 +43,7 @@ ERROR = "curriculum/p_hat_mean_error"  # |p-bar - alpha| of an epoch
 UNRATED = "solver/unrated_fraction"  # the valid tasks the difficulty function cannot rate (the solver fails them)
 EPS = 1e-9  # p-bar is a ratio of counts: 0.8 - 0.7 must meet a bar of 0.1
 TAIL = 5  # the first (1-based) epoch of the late-epochs mean, a less noisy view than the last epoch alone
-TASKS = ("calibration_tasks.jsonl", "calibration_tasks.jsonl.gz")  # per task: d, p, k (a run's; archived gzipped)
+TASKS = ("calibration_tasks.jsonl", "calibration_tasks.jsonl.gz")  # per task: seed, d, p, k (archived gzipped)
 LEVELS = range(1, 25)  # the difficulty levels searched for the reward's optimum: the built-in functions' values
 
 
@@ -159,12 +159,15 @@ def misses(run: CalibratedRun) -> tuple[float, float]:
     found = [run.path / name for name in TASKS if (run.path / name).is_file()]
     if not found:
         raise SystemExit(f"{run.path}: no {' or '.join(TASKS)} (the calibrated run's per-task record)")
-    rows = [r for r in read_jsonl_strict(found[0]) if r["epoch"] >= TAIL - 1]
+    try:
+        rows = [(int(r["epoch"]), r["d"]) for r in read_jsonl_strict(found[0]) if r["epoch"] >= TAIL - 1]
+    except (KeyError, TypeError, ValueError) as e:
+        raise SystemExit(f"{found[0]}: a task record without a usable {e} (not a calibrated run's tasks)") from None
     if not rows:
         return math.nan, math.nan
-    level = {e: reward_optimum(run, e).d for e in {r["epoch"] for r in rows}}
-    easier = sum(r["d"] is not None and r["d"] < level[r["epoch"]] for r in rows) / len(rows)
-    harder = sum(r["d"] is None or r["d"] > level[r["epoch"]] for r in rows) / len(rows)
+    level = {e: reward_optimum(run, e).d for e in {e for e, _ in rows}}
+    easier = sum(d is not None and d < level[e] for e, d in rows) / len(rows)
+    harder = sum(d is None or d > level[e] for e, d in rows) / len(rows)
     return easier, harder
 
 
