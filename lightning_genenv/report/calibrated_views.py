@@ -12,7 +12,7 @@ from typing import Callable
 
 from lightning_genenv.difficulty import digits
 from lightning_genenv.jsonl import read_jsonl_strict
-from lightning_genenv.report.calibration import TAIL, Setting, misses, optimum_text, read_run, settings
+from lightning_genenv.report.calibration import TAIL, Setting, misses, optimum_text, read_run, settings, tasks_file
 from lightning_genenv.report.claim import RESULTS
 from lightning_genenv.report.claims_runs import ci
 from lightning_genenv.report.stats import paired_difference
@@ -52,7 +52,7 @@ def level_share(level: float, *runs: str) -> Callable[[Path], str]:
     def compute(root: Path) -> str:
         shares = []
         for run in runs:
-            rows = [r for r in read_jsonl_strict(root / RESULTS / SHAPED / run / "calibration_tasks.jsonl.gz")
+            rows = [r for r in read_jsonl_strict(tasks_file(root / RESULTS / SHAPED / run))
                     if r["epoch"] >= TAIL - 1]
             shares.append(sum(r["d"] == level for r in rows) / len(rows))
         return " / ".join(f"{x:.2f}" for x in shares)
@@ -66,7 +66,7 @@ def groups_differ(*runs: str) -> Callable[[Path], str]:
         shares = []
         for run in runs:
             groups: dict[tuple, list] = {}
-            for r in read_jsonl_strict(root / RESULTS / SHAPED / run / "calibration_tasks.jsonl.gz"):
+            for r in read_jsonl_strict(tasks_file(root / RESULTS / SHAPED / run)):
                 groups.setdefault((r["epoch"], r["seed"]), []).append(r["d"])
             pairs = [ds for ds in groups.values() if len(ds) >= 2]
             shares.append(sum(len(set(ds)) > 1 for ds in pairs) / len(pairs))
@@ -117,7 +117,7 @@ def untrained_p_bars(root: Path) -> list[float]:
 def bare_numbers(run: str) -> Callable[[Path], str]:
     """``k of n``: of a run's rated tasks in epochs 8-10, those ``digits`` no longer rates (no operation asked)."""
     def compute(root: Path) -> str:
-        rows = read_jsonl_strict(root / RESULTS / CAL / run / "calibration_tasks.jsonl.gz")
+        rows = read_jsonl_strict(tasks_file(root / RESULTS / CAL / run))
         rated = [r for r in rows if r["epoch"] >= 7 and r["d"] is not None]
         bare = [r for r in rated if digits(SimpleNamespace(question=r["question"])) is None]
         return f"{len(bare)} of {len(rated)}"

@@ -152,17 +152,23 @@ def reward_optimum(run: CalibratedRun, epoch: int | None = None) -> Optimum:
                    expected[second])
 
 
+def tasks_file(run_dir: Path) -> Path:
+    """A calibrated run's per-task record (:data:`TASKS`, as written or archived gzipped); an error without one."""
+    for name in TASKS:
+        if (run_dir / name).is_file():
+            return run_dir / name
+    raise SystemExit(f"{run_dir}: no {' or '.join(TASKS)} (the calibrated run's per-task record)")
+
+
 def misses(run: CalibratedRun) -> tuple[float, float]:
     """Of the run's valid tasks from epoch :data:`TAIL` on, the shares rated easier than their epoch's
     :func:`reward_optimum` and harder (an unrated task among them: the solver always fails it); NaN, NaN before
     epoch :data:`TAIL`."""
-    found = [run.path / name for name in TASKS if (run.path / name).is_file()]
-    if not found:
-        raise SystemExit(f"{run.path}: no {' or '.join(TASKS)} (the calibrated run's per-task record)")
+    path = tasks_file(run.path)
     try:
-        rows = [(int(r["epoch"]), r["d"]) for r in read_jsonl_strict(found[0]) if r["epoch"] >= TAIL - 1]
+        rows = [(int(r["epoch"]), r["d"]) for r in read_jsonl_strict(path) if r["epoch"] >= TAIL - 1]
     except (KeyError, TypeError, ValueError) as e:
-        raise SystemExit(f"{found[0]}: a task record without a usable {e} (not a calibrated run's tasks)") from None
+        raise SystemExit(f"{path}: a task record without a usable {e} (not a calibrated run's tasks)") from None
     if not rows:
         return math.nan, math.nan
     level = {e: reward_optimum(run, e).d for e in {e for e, _ in rows}}

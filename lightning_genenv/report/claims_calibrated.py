@@ -52,6 +52,7 @@ _OBJECTIVE_ROWS = {
                   "+0.387 [+0.193, +0.581]", "0.82 / 0.80 / 0.77", "0.13 / 0.18 / 0.17"),
 }
 
+
 def _runs(stem: str, seeds: tuple[int, ...] = (0, 1, 2)) -> tuple[str, ...]:
     return tuple(f"{stem}-s{s}" for s in seeds)
 
