@@ -26,6 +26,7 @@ VALID = {
     ("simulator.weight_decay", "0"): "no weight decay (the default)",
     ("simulator.kl_coef", "0"): "RWR without the KL term",
     ("simulator.num_examples", "0"): "no same-family examples next to the seed",
+    ("simulator.seed_replay", "0"): "base seeds only (the default)",
     ("curriculum.alpha", "0"): "a target success rate of 0",
     ("curriculum.k_min", "0"): "no p-hat floor (tests/shrunk.py uses it)",
     ("curriculum.band", "0"): "keep only p-hat == alpha (documented)",
@@ -67,7 +68,7 @@ CASES = [(key, name, yaml) for key, tp in NUMERIC for name, yaml in [*PROBES.ite
 
 
 def test_the_walk_covers_every_numeric_key():
-    assert len(NUMERIC) == 74 and len(CASES) == 5 * 74
+    assert len(NUMERIC) == 76 and len(CASES) == 5 * 76
     print(f"{len(NUMERIC)} numeric keys, {len(CASES)} values tried, {len(VALID)} valid by the allow-list")
     assert set(VALID) <= {(key, name) for key, name, _ in CASES}  # no stale entry
 

@@ -89,7 +89,7 @@ def test_a_calibrated_run_end_to_end(tiny_sft_dir, tmp_path):
             f"run_dir={out}", "rollout=hf", "trainer.max_epochs=2", "trainer.enable_progress_bar=false",
             "model.lora.enabled=false", "simulator.objective=rwr", "curriculum.k_min=0.0",
             "simulator.reject_near_duplicates=false", "simulator.max_completion_length=48", "data.seeds_per_epoch=3",
-            "simulator.learning_rate=1e-3", "simulator.kl_max=10.0"]
+            "simulator.learning_rate=1e-3", "simulator.kl_max=10.0", "simulator.seed_replay=0.5"]
     assert train.main(args) == out
     curves = [json.loads(line) for line in (out / "calibration.jsonl").read_text().splitlines()]
     assert [c["epoch"] for c in curves] == [0, 1]
@@ -99,6 +99,10 @@ def test_a_calibrated_run_end_to_end(tiny_sft_dir, tmp_path):
     for epoch in (0, 1):  # each task names the seed it was written from: 3 seeds an epoch (data.seeds_per_epoch)
         seeds = {t["seed"] for t in tasks if t["epoch"] == epoch}
         assert 1 <= len(seeds) <= 3 and all(isinstance(s, str) and s for s in seeds)
+    # simulator.seed_replay 0.5 of 3 seeds: epoch 1 writes from 2 of epoch 0's in-band tasks (alpha 0.5: 3-5 of 8)
+    in_band = {t["id"] for t in tasks if t["epoch"] == 0 and 3 <= t["k"] <= 5}
+    assert [c["sim/seeds_replayed"] for c in curves] == [0, min(2, len(in_band))]
+    assert {t["seed"] for t in tasks if t["epoch"] == 1 and t["seed"].startswith("gen-")} <= in_band
     assert sum(c.get("sim/steps", 0) for c in curves) > 0
     summary = json.loads((out / "summary.json").read_text())
     assert summary["epochs"] == 2 and summary["simulator_epochs"] >= 1

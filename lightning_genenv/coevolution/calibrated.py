@@ -10,7 +10,7 @@ succeed, this shows on a CPU in minutes whether an objective moves ``p̂`` towar
 
 The run directory gets ``config.yaml``, ``run_record.json``, ``tb/calibration`` (the per-epoch curves),
 ``tb/simulator`` (the simulator's step curves), ``calibration.jsonl`` (one line of metrics per epoch),
-``calibration_tasks.jsonl`` (every valid task: the seed it was written from, its question, ``d``, success
+``calibration_tasks.jsonl`` (every valid task: its id, the seed it was written from, its question, ``d``, success
 probability and ``k``) and
 ``summary.json``.
 
@@ -30,6 +30,7 @@ from lightning.fabric.utilities.seed import seed_everything
 from lightning_genenv.batch_layout import epoch_seed
 from lightning_genenv.coevolution.curriculum import score_tasks
 from lightning_genenv.coevolution.results import LatestResults, family_results
+from lightning_genenv.coevolution.seed_draw import draw_seeds, replayed_seeds
 from lightning_genenv.coevolution.simulator_updates import OneEpochPerFit, SimulatorUpdates
 from lightning_genenv.coevolution.sources import SimulatorSource
 from lightning_genenv.coevolution.telemetry import new_task_metrics
@@ -101,7 +102,8 @@ def run_calibrated(cfg, run_dir: Path, start: float) -> Path:
         for epoch in range(cfg.trainer.max_epochs):
             seed_everything(epoch_seed(cfg.seed, epoch), verbose=False)
             rng = random.Random(epoch_seed(cfg.data.seed, epoch))
-            seeds = rng.sample(dm.base, min(cfg.data.seeds_per_epoch, len(dm.base)))
+            seeds = draw_seeds(dm.base, env_pool, epoch, cfg.data.seeds_per_epoch, sim_cfg, cur,
+                               cfg.agent.num_generations, rng)
             t0 = time.perf_counter()
             new = source.new_tasks(seeds, epoch, rng)
             writing = time.perf_counter() - t0
@@ -110,8 +112,8 @@ def run_calibrated(cfg, run_dir: Path, start: float) -> Path:
                                  env_pool if sim_cfg.rwr_set == "pool" else [], objective, shaping)
             results.update(family_results(attempts.groups, cfg.agent.success_threshold))
             env_pool += scored.env_records
-            metrics = {**new_task_metrics(new.records, writing), **scored.stats, **solver_metrics(attempts),
-                       "time/generate_tasks": writing}
+            metrics = {**new_task_metrics(new.records, writing), "sim/seeds_replayed": replayed_seeds(seeds),
+                       **scored.stats, **solver_metrics(attempts), "time/generate_tasks": writing}
             t0 = time.perf_counter()
             if trainer is not None and scored.sim_records:
                 metrics.update(updates.update(scored.sim_records))
@@ -121,7 +123,8 @@ def run_calibrated(cfg, run_dir: Path, start: float) -> Path:
             curves.write(json.dumps({"epoch": epoch, **metrics}) + "\n")
             curves.flush()
             for g, d, p in zip(attempts.groups, attempts.difficulties, attempts.probabilities):
-                tasks.write(json.dumps({"epoch": epoch, "seed": g.task.parent_id, "question": g.task.question,
+                tasks.write(json.dumps({"epoch": epoch, "id": g.task.id, "seed": g.task.parent_id,
+                                        "question": g.task.question,
                                         "answer": g.task.answer, "d": d, "p": p,
                                         "k": sum(g.rewards), "n": len(g.rewards)}) + "\n")
             tasks.flush()  # each epoch's lines survive a run stopped later

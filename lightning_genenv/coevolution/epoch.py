@@ -1,6 +1,7 @@
 """One co-evolution epoch as one function, read top to bottom: :func:`run_epoch`.
 
-1. ``seeds``: ``data.seeds_per_epoch`` base tasks, drawn with the epoch's RNG;
+1. ``seeds``: ``data.seeds_per_epoch`` base tasks, drawn with the epoch's RNG, some of them the simulator's own
+   earlier in-band tasks with ``simulator.seed_replay`` (:func:`~.seed_draw.draw_seeds`);
 2. ``new``: the task source's new tasks (:mod:`.sources`) -> :class:`~.sources.NewTasks`;
 3. ``attempted``: the agent's scored attempts at every valid new task (:mod:`.attempts`);
 4. ``curriculum``: ``p̂``, ``R_env``, the filter, the ``D_train`` records, the simulator's fit set (its objective's,
@@ -32,6 +33,7 @@ from lightning_genenv.batch_layout import BatchLayout, epoch_seed
 from lightning_genenv.coevolution.attempts import attempt
 from lightning_genenv.coevolution.curriculum import EpochScores, score_tasks
 from lightning_genenv.coevolution.results import family_results
+from lightning_genenv.coevolution.seed_draw import draw_seeds, replayed_seeds
 from lightning_genenv.coevolution.sources import NewTasks
 from lightning_genenv.coevolution.telemetry import Timers, new_task_metrics, rollout_metrics
 from lightning_genenv.epoch_values import Group
@@ -99,6 +101,7 @@ def plan_batch(tasks_per_epoch: int, generated_fraction: float, replay_per_epoch
 class EpochResult:
     """Everything one epoch made, for the caller to commit and log."""
 
+    seeds: list[Task]  # step 1
     new: NewTasks  # step 2
     attempted: list[Group]  # step 3: one per valid new task
     curriculum: EpochScores  # step 4
@@ -123,6 +126,7 @@ class EpochResult:
         metrics = rollout_metrics(self.attempted, self.curriculum.kept, replay, base, num_generations,
                                   self.times["agent_rollouts"])
         metrics.update(new_task_metrics(self.new.records, self.times["generate_tasks"]))
+        metrics["sim/seeds_replayed"] = replayed_seeds(self.seeds)
         metrics.update(self.curriculum.stats)
         return metrics
 
@@ -140,7 +144,8 @@ def run_epoch(epoch: int, cfg, source, engine: RolloutEngine, agent: EpochAgent,
     ``rng``: the epoch's sampler, seeded from ``(data.seed, epoch)``; ``base_rng``: the base order's, seeded
     from the same pair and used for nothing else (:func:`base_order_rng`)."""
     data, timers = cfg.data, Timers()
-    seeds = rng.sample(base, min(data.seeds_per_epoch, len(base)))  # 1
+    seeds = draw_seeds(base, env_pool, epoch, data.seeds_per_epoch, cfg.simulator, cfg.curriculum,
+                       cfg.agent.num_generations, rng)  # 1
     with timers.phase("generate_tasks"):
         new = source.new_tasks(seeds, epoch, rng)  # 2
 
@@ -161,7 +166,7 @@ def run_epoch(epoch: int, cfg, source, engine: RolloutEngine, agent: EpochAgent,
 
     with timers.phase("prepare_groups"):
         groups = agent.prepare_groups(curriculum.kept + filled.groups, layout)  # 6
-    return EpochResult(new=new, attempted=attempted.groups, curriculum=curriculum, plan=plan, filled=filled.groups,
-                       groups=groups,
+    return EpochResult(seeds=seeds, new=new, attempted=attempted.groups, curriculum=curriculum, plan=plan,
+                       filled=filled.groups, groups=groups,
                        results=family_results(attempted.groups + filled.groups, cfg.agent.success_threshold),
                        times=timers.times)

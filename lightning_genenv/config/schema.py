@@ -183,6 +183,10 @@ class SimulatorConfig:
     # (RESULTS.md, 3 seeds; the final reward's mean did not change)
     num_variations: int = 1
     num_examples: int = 1  # same-family examples shown next to the seed
+    # the share of each epoch's seeds that are the simulator's own in-band tasks of the last seed_replay_epochs
+    # epochs instead of base tasks (lightning_genenv/coevolution/seed_draw.py); 0: base tasks only, as in the paper
+    seed_replay: float = 0.0
+    seed_replay_epochs: int = 2
 
     def __post_init__(self):
         within("simulator", self, learning_rate="[0, 1]", weight_decay="[0, 1]", lam="(0, 100]", kl_coef="[0, 100]",
@@ -190,7 +194,7 @@ class SimulatorConfig:
                max_completion_length=f"[1, {MAX_COUNT}]", batch_size=f"[1, {MAX_COUNT}]", num_variations="[1, 1000]",
                num_examples="[0, 64]", tau="(0, 100]", epsilon="(0, 1]", reward_unsolved="[-10, 10]",
                reward_solved="[-10, 10]", reward_invalid="[-10, 10]", near_duplicate_penalty="[0, 10]",
-               kl_step_max="(0, 1e9]")
+               kl_step_max="(0, 1e9]", seed_replay="[0, 1]", seed_replay_epochs=f"[1, {MAX_COUNT}]")
         check(self.objective in OBJECTIVES,
               f"simulator.objective={self.objective}: one of {', '.join(OBJECTIVES)} (lightning_genenv/objectives/)")
         check(self.objective not in GROUP_OBJECTIVES or self.num_variations >= 2,

@@ -1,0 +1,47 @@
+"""Step 1 of an epoch as a pure function: the seeds the simulator writes from (:func:`draw_seeds`).
+
+``data.seeds_per_epoch`` seeds drawn with the epoch's RNG from the base tasks. With ``simulator.seed_replay`` =
+f > 0, ``round(f × seeds_per_epoch)`` of them are instead the simulator's own tasks of the last
+``simulator.seed_replay_epochs`` epochs that the agent solved about α of the time (in band,
+:func:`~.curriculum.in_band`), read from ``D_env``: a level once found is shown again as the example to vary, rather
+than rediscovered from the base tasks each epoch (Absolute Zero's proposer conditions on its own earlier tasks).
+Where there are fewer such tasks, all of them are used and the base fills the rest. With f = 0 (the default, the
+paper's) the draw is the base sample alone, the RNG's calls unchanged.
+
+Deliberately left out: weighting the replayed tasks by their reward or recency within the window (each is drawn
+alike), and the tasks of a fixed set (GenEnv-Static), which are never replayed as seeds.
+"""
+
+from __future__ import annotations
+
+import random
+
+from lightning_genenv.coevolution.curriculum import in_band
+from lightning_genenv.pool_records import EnvRecord
+from lightning_genenv.tasks import Task
+
+
+def on_target(env_pool: list[EnvRecord], epoch: int, window: int, alpha: float, width: float,
+              attempts: int) -> list[Task]:
+    """The simulator's valid tasks of epochs ``epoch - window`` to ``epoch - 1`` whose ``p̂`` was in band around
+    ``alpha``, in ``D_env``'s order."""
+    return [r.task for r in env_pool
+            if r.source == "simulator" and r.task is not None and r.p_hat is not None
+            and epoch - window <= r.epoch < epoch and in_band(r.p_hat, alpha, width, attempts)]
+
+
+def draw_seeds(base: list[Task], env_pool: list[EnvRecord], epoch: int, count: int, sim_cfg, cur, attempts: int,
+               rng: random.Random) -> list[Task]:
+    """The epoch's ``count`` seeds (fewer if the base is smaller): base tasks, and with ``sim_cfg.seed_replay`` > 0
+    the replayed on-target tasks after them. ``cur``: the curriculum config (``alpha``, ``in_band_width``);
+    ``attempts``: the agent's attempts per task, the grid ``p̂`` lies on."""
+    count = min(count, len(base))
+    replayable = on_target(env_pool, epoch, sim_cfg.seed_replay_epochs, cur.alpha, cur.in_band_width,
+                           attempts) if sim_cfg.seed_replay > 0 else []
+    replayed = min(round(sim_cfg.seed_replay * count), len(replayable))
+    return rng.sample(base, count - replayed) + rng.sample(replayable, replayed)
+
+
+def replayed_seeds(seeds: list[Task]) -> int:
+    """How many of the epoch's seeds are the simulator's own tasks (logged as ``sim/seeds_replayed``)."""
+    return sum(s.source == "generated" for s in seeds)

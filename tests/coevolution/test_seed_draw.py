@@ -1,0 +1,67 @@
+"""The epoch's seeds (lightning_genenv/coevolution/seed_draw.py): the base sample, and with simulator.seed_replay
+the simulator's own in-band tasks of the last epochs in place of some of it."""
+
+import random
+
+import pytest
+
+from lightning_genenv.coevolution.seed_draw import draw_seeds, on_target
+from lightning_genenv.config import ConfigError, compose
+from lightning_genenv.pool_records import EnvRecord
+from tests.fakes import task
+
+BASE = [task(i) for i in range(20)]
+
+
+def _env(epoch: int, i: int, p_hat: float | None, source: str = "simulator", valid: bool = True) -> EnvRecord:
+    t = task(100 + i, source="generated", epoch=epoch) if valid else None
+    return EnvRecord(epoch, "t0", source, None, None, None, t, None if valid else "not_json",
+                     attempted=p_hat is not None, p_hat=p_hat)
+
+
+def _cfg(*args):
+    return compose(["model=tiny", "curriculum.alpha=0.5", *args])  # in band at n = 8: 3/8, 4/8, 5/8
+
+
+def test_on_target_keeps_the_window_s_in_band_simulator_tasks_in_pool_order():
+    pool = [_env(0, 0, 0.5), _env(1, 1, 0.375), _env(1, 2, 0.75), _env(2, 3, 0.625), _env(2, 4, None),
+            _env(2, 5, 0.5, source="static"), _env(2, 6, None, valid=False), _env(3, 7, 0.5)]
+    # at epoch 3 with a window of 2: epochs 1 and 2; 0.75 is out of band, 4 not attempted, 5 static, 6 invalid, 7
+    # is this epoch's own
+    assert [t.id for t in on_target(pool, 3, 2, 0.5, 0.1, 8)] == ["t101", "t103"]
+    assert [t.id for t in on_target(pool, 3, 3, 0.5, 0.1, 8)] == ["t100", "t101", "t103"]
+    assert on_target(pool, 0, 2, 0.5, 0.1, 8) == []
+
+
+def test_without_replay_the_draw_is_the_base_sample_and_the_rng_moves_as_before():
+    cfg = _cfg()
+    assert cfg.simulator.seed_replay == 0.0
+    pool = [_env(0, i, 0.5) for i in range(10)]
+    ours, theirs = random.Random(7), random.Random(7)
+    assert draw_seeds(BASE, pool, 1, 8, cfg.simulator, cfg.curriculum, 8, ours) == theirs.sample(BASE, 8)
+    assert ours.random() == theirs.random()
+    assert len(draw_seeds(BASE[:5], pool, 1, 8, cfg.simulator, cfg.curriculum, 8, ours)) == 5  # a smaller base
+
+
+@pytest.mark.parametrize("in_band_tasks, replayed", [(8, 5), (3, 3), (0, 0)])
+def test_replay_takes_its_share_from_the_on_target_tasks_and_the_base_fills_the_rest(in_band_tasks, replayed):
+    cfg = _cfg("simulator.seed_replay=0.5")
+    pool = [_env(0, i, 0.5) for i in range(in_band_tasks)] + [_env(0, 50 + i, 1.0) for i in range(5)]
+    seeds = draw_seeds(BASE, pool, 1, 10, cfg.simulator, cfg.curriculum, 8, random.Random(0))
+    assert len(seeds) == 10 and len({s.id for s in seeds}) == 10
+    assert [s.source for s in seeds] == ["seed"] * (10 - replayed) + ["generated"] * replayed
+    assert all(100 <= int(s.id[1:]) < 100 + in_band_tasks for s in seeds[10 - replayed:])
+
+
+def test_all_seeds_replayed_when_there_are_enough():
+    cfg = _cfg("simulator.seed_replay=1.0", "simulator.seed_replay_epochs=1")
+    pool = [_env(0, i, 0.5) for i in range(4)] + [_env(1, 10 + i, 0.625) for i in range(12)]
+    seeds = draw_seeds(BASE, pool, 2, 10, cfg.simulator, cfg.curriculum, 8, random.Random(0))
+    assert all(s.epoch == 1 for s in seeds) and len({s.id for s in seeds}) == 10
+
+
+@pytest.mark.parametrize("arg, key", [("simulator.seed_replay=1.5", "simulator.seed_replay"),
+                                      ("simulator.seed_replay_epochs=0", "simulator.seed_replay_epochs")])
+def test_replay_settings_out_of_range_are_refused(arg, key):
+    with pytest.raises(ConfigError, match=key):
+        _cfg(arg)
