@@ -44,6 +44,14 @@ def test_runs_of_one_setting_group_by_seed_and_the_trained_half_needs_every_seed
     wider = _run(tmp_path, "g", [0.4, 0.1], shaping={"kl_max": 2.0})  # a wider trust region: another setting
     assert [s.name for s in settings([a, wider])] == ["grpo (lr 0.0005), α = 0.5, d₀ = 2",
                                                      "grpo (lr 0.0005, KL cap 2), α = 0.5, d₀ = 2"]
+    replay = {"seed_replay": 0.75, "seed_replay_epochs": 2}  # seeds replayed: another setting, trained or not
+    names = [s.name for s in settings([a, _run(tmp_path, "h", [0.4, 0.1], shaping=replay),
+                                       _run(tmp_path, "i", [0.4, 0.3], trained=False, shaping=replay),
+                                       _run(tmp_path, "j", [0.4, 0.3], trained=False, shaping={"seed_replay": 0.0})])]
+    assert sorted(names) == ["grpo (lr 0.0005), seeds 0.75 replayed (last 2 epochs' in band), α = 0.5, d₀ = 2",
+                             "grpo (lr 0.0005), α = 0.5, d₀ = 2",
+                             "never trained, seeds 0.75 replayed (last 2 epochs' in band), α = 0.5, d₀ = 2",
+                             "never trained, α = 0.5, d₀ = 2"]
 
 
 def test_the_never_trained_half_reads_its_mean_distance_over_epochs_two_on(tmp_path):

@@ -59,6 +59,8 @@ class CalibratedRun:
     d0_step: float
     learning_rate: float  # the simulator's
     kl_max: float  # its trust region on the KL to the initial simulator
+    seed_replay: float  # the share of its seeds that are its own earlier in-band tasks
+    seed_replay_epochs: int  # ... of how many last epochs
     reward_unsolved: float | None  # the simulator's reward of a task with p-hat 0 (None: R_env(0))
     reward_solved: float | None  # ... and of one with p-hat 1 (None: R_env(1))
     seed: int
@@ -75,7 +77,8 @@ class CalibratedRun:
         trained = ((self.objective, self.learning_rate, self.kl_max, _order(self.reward_unsolved),
                     _order(self.reward_solved))
                    if self.trained else ("", 0.0, 0.0, -math.inf, -math.inf))  # never trained: no reward is used
-        return (self.trained, *trained, self.alpha, self.d0, self.d0_step)
+        replay = (self.seed_replay, self.seed_replay_epochs) if self.seed_replay else (0.0, 0)
+        return (self.trained, *trained, *replay, self.alpha, self.d0, self.d0_step)
 
     def errors(self) -> list[float]:
         """``|p̄ − α|`` per epoch."""
@@ -107,6 +110,9 @@ def read_run(path: str | Path) -> CalibratedRun:
                              d0=float(solver["d0"]), d0_step=float(solver.get("d0_step", 0.0)),
                              learning_rate=float(config["simulator"]["learning_rate"]),
                              kl_max=float(config["simulator"].get("kl_max", SimulatorConfig.kl_max)),
+                             seed_replay=float(config["simulator"].get("seed_replay", SimulatorConfig.seed_replay)),
+                             seed_replay_epochs=int(config["simulator"].get("seed_replay_epochs",
+                                                                            SimulatorConfig.seed_replay_epochs)),
                              reward_unsolved=_reward(config["simulator"].get("reward_unsolved")),
                              reward_solved=_reward(config["simulator"].get("reward_solved")),
                              seed=int(config["seed"]), slope=float(solver["slope"]),
@@ -190,6 +196,8 @@ class Setting:
         who = f"{first.objective} (lr {first.learning_rate:g}{cap})" if first.trained else "never trained"
         if first.trained and (first.reward_unsolved, first.reward_solved) != (None, None):
             who += f", p̂ = 0 / 1 scored {_reward_text(first.reward_unsolved)} / {_reward_text(first.reward_solved)}"
+        if first.seed_replay:
+            who += f", seeds {first.seed_replay:g} replayed (last {first.seed_replay_epochs} epochs' in band)"
         moving = f", d₀ +{first.d0_step:g}/epoch" if first.d0_step else ""
         return f"{who}, α = {first.alpha:g}, d₀ = {first.d0:g}{moving}"
 
