@@ -30,7 +30,7 @@ from lightning.fabric.utilities.seed import seed_everything
 from lightning_genenv.batch_layout import epoch_seed
 from lightning_genenv.coevolution.curriculum import score_tasks
 from lightning_genenv.coevolution.results import LatestResults, family_results
-from lightning_genenv.coevolution.seed_draw import draw_seeds, replayed_seeds
+from lightning_genenv.coevolution.seed_draw import draw_seeds
 from lightning_genenv.coevolution.simulator_updates import OneEpochPerFit, SimulatorUpdates
 from lightning_genenv.coevolution.sources import SimulatorSource
 from lightning_genenv.coevolution.telemetry import new_task_metrics
@@ -112,7 +112,7 @@ def run_calibrated(cfg, run_dir: Path, start: float) -> Path:
                                  env_pool if sim_cfg.rwr_set == "pool" else [], objective, shaping)
             results.update(family_results(attempts.groups, cfg.agent.success_threshold))
             env_pool += scored.env_records
-            metrics = {**new_task_metrics(new.records, writing), "sim/seeds_replayed": replayed_seeds(seeds),
+            metrics = {**new_task_metrics(new.records, writing), "sim/seeds_replayed": len(seeds.replayed),
                        **scored.stats, **solver_metrics(attempts), "time/generate_tasks": writing}
             t0 = time.perf_counter()
             if trainer is not None and scored.sim_records:

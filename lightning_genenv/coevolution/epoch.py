@@ -33,7 +33,7 @@ from lightning_genenv.batch_layout import BatchLayout, epoch_seed
 from lightning_genenv.coevolution.attempts import attempt
 from lightning_genenv.coevolution.curriculum import EpochScores, score_tasks
 from lightning_genenv.coevolution.results import family_results
-from lightning_genenv.coevolution.seed_draw import draw_seeds, replayed_seeds
+from lightning_genenv.coevolution.seed_draw import Seeds, draw_seeds
 from lightning_genenv.coevolution.sources import NewTasks
 from lightning_genenv.coevolution.telemetry import Timers, new_task_metrics, rollout_metrics
 from lightning_genenv.epoch_values import Group
@@ -101,7 +101,7 @@ def plan_batch(tasks_per_epoch: int, generated_fraction: float, replay_per_epoch
 class EpochResult:
     """Everything one epoch made, for the caller to commit and log."""
 
-    seeds: list[Task]  # step 1
+    seeds: Seeds  # step 1
     new: NewTasks  # step 2
     attempted: list[Group]  # step 3: one per valid new task
     curriculum: EpochScores  # step 4
@@ -126,7 +126,7 @@ class EpochResult:
         metrics = rollout_metrics(self.attempted, self.curriculum.kept, replay, base, num_generations,
                                   self.times["agent_rollouts"])
         metrics.update(new_task_metrics(self.new.records, self.times["generate_tasks"]))
-        metrics["sim/seeds_replayed"] = replayed_seeds(self.seeds)
+        metrics["sim/seeds_replayed"] = len(self.seeds.replayed)
         metrics.update(self.curriculum.stats)
         return metrics
 

@@ -6,7 +6,9 @@ f > 0, ``round(f × seeds_per_epoch)`` of them are instead the simulator's own t
 :func:`~.curriculum.in_band`), read from ``D_env``: a level once found is shown again as the example to vary, rather
 than rediscovered from the base tasks each epoch (Absolute Zero's proposer conditions on its own earlier tasks).
 Where there are fewer such tasks, all of them are used and the base fills the rest. With f = 0 (the default, the
-paper's) the draw is the base sample alone, the RNG's calls unchanged.
+paper's) the draw is the base sample alone, the RNG's calls unchanged. It returns :class:`Seeds`, the two kinds
+apart: a replayed seed's prompt shows the other replayed seeds as its examples (:mod:`.sources`), not base tasks,
+which would pull its variations back to the base's level.
 
 Deliberately left out: weighting the replayed tasks by their reward or recency within the window (each is drawn
 alike), and the tasks of a fixed set (GenEnv-Static), which are never replayed as seeds.
@@ -15,10 +17,24 @@ alike), and the tasks of a fixed set (GenEnv-Static), which are never replayed a
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass
 
 from lightning_genenv.coevolution.curriculum import in_band
 from lightning_genenv.pool_records import EnvRecord
 from lightning_genenv.tasks import Task
+
+
+@dataclass(frozen=True)
+class Seeds:
+    """Step 1's value: the epoch's seeds, base tasks and the simulator's own replayed ones."""
+
+    base: list[Task]
+    replayed: list[Task]  # its in-band tasks of the last epochs (simulator.seed_replay)
+
+    @property
+    def tasks(self) -> list[Task]:
+        """Every seed, in the order every rank shares: the base ones first."""
+        return self.base + self.replayed
 
 
 def on_target(env_pool: list[EnvRecord], epoch: int, window: int, alpha: float, width: float,
@@ -31,17 +47,12 @@ def on_target(env_pool: list[EnvRecord], epoch: int, window: int, alpha: float, 
 
 
 def draw_seeds(base: list[Task], env_pool: list[EnvRecord], epoch: int, count: int, sim_cfg, cur, attempts: int,
-               rng: random.Random) -> list[Task]:
+               rng: random.Random) -> Seeds:
     """The epoch's ``count`` seeds (fewer if the base is smaller): base tasks, and with ``sim_cfg.seed_replay`` > 0
-    the replayed on-target tasks after them. ``cur``: the curriculum config (``alpha``, ``in_band_width``);
-    ``attempts``: the agent's attempts per task, the grid ``p̂`` lies on."""
+    replayed on-target ones. ``cur``: the curriculum config (``alpha``, ``in_band_width``); ``attempts``: the agent's
+    attempts per task, the grid ``p̂`` lies on."""
     count = min(count, len(base))
     replayable = on_target(env_pool, epoch, sim_cfg.seed_replay_epochs, cur.alpha, cur.in_band_width,
                            attempts) if sim_cfg.seed_replay > 0 else []
     replayed = min(round(sim_cfg.seed_replay * count), len(replayable))
-    return rng.sample(base, count - replayed) + rng.sample(replayable, replayed)
-
-
-def replayed_seeds(seeds: list[Task]) -> int:
-    """How many of the epoch's seeds are the simulator's own tasks (logged as ``sim/seeds_replayed``)."""
-    return sum(s.source == "generated" for s in seeds)
+    return Seeds(rng.sample(base, count - replayed), rng.sample(replayable, replayed))

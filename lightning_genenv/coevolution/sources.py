@@ -1,7 +1,8 @@
 """Step 2 of an epoch (:func:`~.epoch.run_epoch`): where the new tasks come from (``curriculum.task_source``).
 
 * ``simulator``: the simulator writes ``simulator.num_variations`` tasks per seed, conditioned on
-  the agent's latest results per family; each rank writes from its share of the seeds and the
+  the agent's latest results per family, with few-shot examples of the seed's family (a replayed seed's are the
+  epoch's other replayed seeds: :mod:`.seed_draw`); each rank writes from its share of the seeds and the
   generations are gathered, so every rank holds all of them;
 * ``static``: a sample of a fixed task set (GenEnv-Static, an offline teacher's tasks);
 * ``none``: no new tasks (plain GRPO on the base data).
@@ -24,6 +25,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from lightning_genenv.coevolution.results import LatestResults
+from lightning_genenv.coevolution.seed_draw import Seeds
 from lightning_genenv.distributed import gather, shard
 from lightning_genenv.prompts import family_examples
 from lightning_genenv.task_writing import GeneratedTask, static_records, write_tasks
@@ -56,9 +58,14 @@ class SimulatorSource:
         self.rollouts, self.tokenizer, self.cfg, self.alpha = rollouts, tokenizer, sim_cfg, alpha
         self.in_band_width, self.shot_pool, self.results = in_band_width, shot_pool, results
 
-    def new_tasks(self, seeds: list[Task], epoch: int, rng: random.Random) -> NewTasks:
-        local = write_tasks(self.rollouts.simulator, self.tokenizer, shard(seeds),
-                            lambda s: family_examples(s, self.shot_pool, self.cfg.num_examples), self.cfg, epoch,
+    def new_tasks(self, seeds: Seeds, epoch: int, rng: random.Random) -> NewTasks:
+        replayed = {s.id for s in seeds.replayed}
+
+        def examples(s: Task) -> list[Task]:  # a replayed seed beside the other replayed ones, if there are any
+            own = family_examples(s, seeds.replayed, self.cfg.num_examples) if s.id in replayed else []
+            return own or family_examples(s, self.shot_pool, self.cfg.num_examples)
+
+        local = write_tasks(self.rollouts.simulator, self.tokenizer, shard(seeds.tasks), examples, self.cfg, epoch,
                             Counter(), results_for=self.results.get, alpha=self.alpha,
                             in_band_width=self.in_band_width)
         return NewTasks(gather(local, GeneratedTask.to_json, GeneratedTask.from_json))
@@ -72,12 +79,12 @@ class StaticSource:
             raise ValueError("the static task source needs a non-empty task set")
         self.tasks, self.count = tasks, count
 
-    def new_tasks(self, seeds: list[Task], epoch: int, rng: random.Random) -> NewTasks:
+    def new_tasks(self, seeds: Seeds, epoch: int, rng: random.Random) -> NewTasks:
         return NewTasks(static_records(rng.sample(self.tasks, min(self.count, len(self.tasks))), epoch))
 
 
 class NoSource:
-    def new_tasks(self, seeds: list[Task], epoch: int, rng: random.Random) -> NewTasks:
+    def new_tasks(self, seeds: Seeds, epoch: int, rng: random.Random) -> NewTasks:
         return NewTasks([])
 
 

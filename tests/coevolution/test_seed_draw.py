@@ -5,7 +5,7 @@ import random
 
 import pytest
 
-from lightning_genenv.coevolution.seed_draw import draw_seeds, on_target
+from lightning_genenv.coevolution.seed_draw import Seeds, draw_seeds, on_target
 from lightning_genenv.config import ConfigError, compose
 from lightning_genenv.pool_records import EnvRecord
 from tests.fakes import task
@@ -38,9 +38,9 @@ def test_without_replay_the_draw_is_the_base_sample_and_the_rng_moves_as_before(
     assert cfg.simulator.seed_replay == 0.0
     pool = [_env(0, i, 0.5) for i in range(10)]
     ours, theirs = random.Random(7), random.Random(7)
-    assert draw_seeds(BASE, pool, 1, 8, cfg.simulator, cfg.curriculum, 8, ours) == theirs.sample(BASE, 8)
+    assert draw_seeds(BASE, pool, 1, 8, cfg.simulator, cfg.curriculum, 8, ours) == Seeds(theirs.sample(BASE, 8), [])
     assert ours.random() == theirs.random()
-    assert len(draw_seeds(BASE[:5], pool, 1, 8, cfg.simulator, cfg.curriculum, 8, ours)) == 5  # a smaller base
+    assert len(draw_seeds(BASE[:5], pool, 1, 8, cfg.simulator, cfg.curriculum, 8, ours).tasks) == 5  # a smaller base
 
 
 @pytest.mark.parametrize("in_band_tasks, replayed", [(8, 5), (3, 3), (0, 0)])
@@ -48,16 +48,17 @@ def test_replay_takes_its_share_from_the_on_target_tasks_and_the_base_fills_the_
     cfg = _cfg("simulator.seed_replay=0.5")
     pool = [_env(0, i, 0.5) for i in range(in_band_tasks)] + [_env(0, 50 + i, 1.0) for i in range(5)]
     seeds = draw_seeds(BASE, pool, 1, 10, cfg.simulator, cfg.curriculum, 8, random.Random(0))
-    assert len(seeds) == 10 and len({s.id for s in seeds}) == 10
-    assert [s.source for s in seeds] == ["seed"] * (10 - replayed) + ["generated"] * replayed
-    assert all(100 <= int(s.id[1:]) < 100 + in_band_tasks for s in seeds[10 - replayed:])
+    assert len(seeds.tasks) == 10 and len({s.id for s in seeds.tasks}) == 10
+    assert len(seeds.replayed) == replayed and seeds.tasks[10 - replayed:] == seeds.replayed
+    assert all(s.source == "seed" for s in seeds.base)
+    assert all(100 <= int(s.id[1:]) < 100 + in_band_tasks for s in seeds.replayed)
 
 
 def test_all_seeds_replayed_when_there_are_enough():
     cfg = _cfg("simulator.seed_replay=1.0", "simulator.seed_replay_epochs=1")
     pool = [_env(0, i, 0.5) for i in range(4)] + [_env(1, 10 + i, 0.625) for i in range(12)]
     seeds = draw_seeds(BASE, pool, 2, 10, cfg.simulator, cfg.curriculum, 8, random.Random(0))
-    assert all(s.epoch == 1 for s in seeds) and len({s.id for s in seeds}) == 10
+    assert seeds.base == [] and all(s.epoch == 1 for s in seeds.replayed) and len({s.id for s in seeds.tasks}) == 10
 
 
 @pytest.mark.parametrize("arg, key", [("simulator.seed_replay=1.5", "simulator.seed_replay"),

@@ -8,6 +8,7 @@ from collections import Counter
 import pytest
 
 from lightning_genenv.coevolution.results import LatestResults
+from lightning_genenv.coevolution.seed_draw import Seeds
 from lightning_genenv.coevolution.sources import NewTasks, NoSource, SimulatorSource, StaticSource, task_source
 from lightning_genenv.prompts import FamilyResults, simulator_messages, simulator_prefix
 from lightning_genenv.rollout.players import Rollouts
@@ -37,7 +38,7 @@ def test_the_simulator_writes_variations_conditioned_on_the_latest_results():
     results.update({"qa": FamilyResults("qa", 0.25, 8, solved=task(7), unsolved=task(8))})
     source = SimulatorSource(Rollouts.of(None, engine), CharTok(), SIM, ALPHA, BAND, [task(5), task(6)], results)
     seeds = [task(0), task(1)]
-    new = source.new_tasks(seeds, epoch=3, rng=random.Random(0))
+    new = source.new_tasks(Seeds(seeds, []), epoch=3, rng=random.Random(0))
 
     assert [(r.seed_id, r.completion_ids, r.reason) for r in new.records] == [
         ("t0", [100, 200], None), ("t0", [100, 201], "not_json"),
@@ -54,18 +55,33 @@ def test_the_simulator_writes_variations_conditioned_on_the_latest_results():
     assert "The assistant recently solved 25% of 8 attempts at qa tasks." in "".join(map(chr, prompts[0]))
 
 
+def test_a_replayed_seed_is_shown_beside_the_other_replayed_seeds():
+    engine = ScriptedEngine(lambda i, n: ["not json"] * n)
+    source = SimulatorSource(Rollouts.of(None, engine), CharTok(), SIM, ALPHA, BAND, [task(5)], LatestResults())
+    own = [task(10 + i, source="generated") for i in range(3)]
+    source.new_tasks(Seeds([task(0)], own), epoch=2, rng=random.Random(0))
+    (prompts, _, _), = engine.calls
+    text = ["".join(map(chr, p)) for p in prompts]
+    assert "q5?" in text[0] and not any(o.question in text[0] for o in own)  # a base seed: the shot pool's example
+    for t, seed in zip(text[1:], own):  # each replayed seed: another replayed one, never the shot pool's task
+        assert seed.question in t and "q5?" not in t
+        assert sum(other.question in t for other in own) == 2
+    source.new_tasks(Seeds([], own[:1]), epoch=2, rng=random.Random(0))  # alone: the shot pool's example
+    assert "q5?" in "".join(map(chr, engine.calls[-1][0][0]))
+
+
 def test_the_static_source_samples_its_set_with_the_epochs_rng():
     tasks = [task(i) for i in range(5)]
-    new = StaticSource(tasks, count=3).new_tasks([task(9)], epoch=2, rng=random.Random(4))
+    new = StaticSource(tasks, count=3).new_tasks(Seeds([task(9)], []), epoch=2, rng=random.Random(4))
     assert new.records == static_records(random.Random(4).sample(tasks, 3), 2)
     assert all(r.source == "static" and r.epoch == 2 and r.reason is None for r in new.records)
-    assert len(StaticSource(tasks, count=8).new_tasks([], 0, random.Random(0)).records) == 5  # the whole set
+    assert len(StaticSource(tasks, count=8).new_tasks(Seeds([], []), 0, random.Random(0)).records) == 5  # the whole set
     with pytest.raises(ValueError, match="needs a non-empty task set"):
         StaticSource([], count=3)
 
 
 def test_no_source_has_no_new_tasks():
-    assert NoSource().new_tasks([task(0)], 0, random.Random(0)) == NewTasks([])
+    assert NoSource().new_tasks(Seeds([task(0)], []), 0, random.Random(0)) == NewTasks([])
 
 
 def test_task_source_is_the_one_the_curriculum_names():
