@@ -7,7 +7,7 @@ import pytest
 from lightning_genenv.coevolution.epoch import BatchPlan, base_order_rng, generated_share, plan_batch, run_epoch
 from lightning_genenv.coevolution.sources import NoSource, StaticSource
 from lightning_genenv.config import compose
-from lightning_genenv.pool_records import TrainRecord
+from lightning_genenv.pool_records import EnvRecord, TrainRecord
 from lightning_genenv.prompts import gold_completion
 from lightning_genenv.rollout import Sample
 from lightning_genenv.tasks import Task
@@ -133,3 +133,25 @@ def test_base_tasks_are_paired_across_settings():
     other_epoch = run_epoch(4, cfg, NoSource(), Engine(seen, set()), Agent(seen), None, base, [], [],
                             random.Random(0), base_order_rng(0, 4))
     assert [g.task.id for g in other_epoch.filled] != plain_base  # the order is the epoch's own
+
+
+def test_run_epoch_replays_in_band_tasks_of_d_env_as_seeds():
+    """simulator.seed_replay 0.5 of 4 seeds: 2 are D_env's in-band simulator tasks of the last epochs, handed to the
+    task source apart from the base ones and counted in the metrics; the out-of-band one is never a seed."""
+    cfg = compose(["model=tiny", "data.tasks_per_epoch=4", "data.seeds_per_epoch=4", "agent.num_generations=8",
+                   "curriculum=none", "simulator.seed_replay=0.5", "curriculum.alpha=0.5"])  # in band: 3/8 to 5/8
+    base = [_task(i) for i in range(6)]
+    env_pool = [EnvRecord(2, "t0", "simulator", None, None, None, _task(60 + i, "generated", 2), None,
+                          attempted=True, p_hat=p) for i, p in enumerate((0.5, 1.0, 0.5, 0.5))]
+
+    class Recording(NoSource):
+        def new_tasks(self, seeds, epoch, rng):
+            self.seeds = seeds
+            return super().new_tasks(seeds, epoch, rng)
+
+    source, seen = Recording(), []
+    result = run_epoch(3, cfg, source, Engine(seen, set()), Agent(seen), None, base, [], env_pool,
+                       random.Random(0), random.Random(1))
+    assert source.seeds is result.seeds and len(result.seeds.base) == 2 and all(s in base for s in result.seeds.base)
+    assert {s.id for s in result.seeds.replayed} <= {"t60", "t62", "t63"} and len(result.seeds.replayed) == 2
+    assert result.metrics(8)["sim/seeds_replayed"] == 2
