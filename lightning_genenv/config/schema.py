@@ -429,6 +429,9 @@ class Config:
         # one process here (the layout checks every process's share at the start, layout.BatchLayout.problem)
         uneven = BatchLayout.from_config(self.data, self.agent, self.trainer.accumulate_grad_batches, 1).uneven_steps()
         check(uneven is None, uneven)
+        check(not self.simulator.seed_replay or self.curriculum.task_source == "simulator",
+              f"simulator.seed_replay={self.simulator.seed_replay} replays the simulator's own tasks as seeds; it "
+              f"needs curriculum.task_source=simulator (got {self.curriculum.task_source})")
         if self.solver.name == "calibrated":  # the simulator's tasks, in one process (coevolution/calibrated.py)
             check(self.curriculum.task_source == "simulator", "solver=calibrated rates the simulator's tasks; it needs "
                   f"curriculum.task_source=simulator (got {self.curriculum.task_source})")

@@ -139,7 +139,7 @@ def test_run_epoch_replays_in_band_tasks_of_d_env_as_seeds():
     """simulator.seed_replay 0.5 of 4 seeds: 2 are D_env's in-band simulator tasks of the last epochs, handed to the
     task source apart from the base ones and counted in the metrics; the out-of-band one is never a seed."""
     cfg = compose(["model=tiny", "data.tasks_per_epoch=4", "data.seeds_per_epoch=4", "agent.num_generations=8",
-                   "curriculum=none", "simulator.seed_replay=0.5", "curriculum.alpha=0.5"])  # in band: 3/8 to 5/8
+                   "simulator.seed_replay=0.5", "curriculum.alpha=0.5"])  # in band: 3/8 to 5/8
     base = [_task(i) for i in range(6)]
     env_pool = [EnvRecord(2, "t0", "simulator", None, None, None, _task(60 + i, "generated", 2), None,
                           attempted=True, p_hat=p) for i, p in enumerate((0.5, 1.0, 0.5, 0.5))]

@@ -66,3 +66,9 @@ def test_all_seeds_replayed_when_there_are_enough():
 def test_replay_settings_out_of_range_are_refused(arg, key):
     with pytest.raises(ConfigError, match=key):
         _cfg(arg)
+
+
+@pytest.mark.parametrize("curriculum", ["static", "none"])
+def test_replay_without_the_simulator_writing_is_refused(curriculum):
+    with pytest.raises(ConfigError, match="simulator.seed_replay=0.5 replays the simulator's own tasks"):
+        _cfg(f"curriculum={curriculum}", "simulator.seed_replay=0.5")
