@@ -186,7 +186,7 @@ class SimulatorConfig:
     # the share of each epoch's seeds that are the simulator's own in-band tasks of the last seed_replay_epochs
     # epochs instead of base tasks (lightning_genenv/coevolution/seed_draw.py); 0: base tasks only, as in the paper
     seed_replay: float = 0.0
-    seed_replay_epochs: int = 2
+    seed_replay_epochs: int = 2  # the epochs back whose in-band tasks seed_replay draws from
 
     def __post_init__(self):
         within("simulator", self, learning_rate="[0, 1]", weight_decay="[0, 1]", lam="(0, 100]", kl_coef="[0, 100]",
