@@ -21,7 +21,7 @@ import statistics
 from pathlib import Path
 
 from lightning_genenv.jsonl import read_jsonl_strict
-from lightning_genenv.report.calibration import BAR, EPS, read_run, summary_table
+from lightning_genenv.report.calibration import BAR, EPS, curves_file, read_run, summary_table
 from lightning_genenv.report.stats import paired_difference
 
 COLUMNS = [("p̄", "curriculum/p_hat_mean"), ("|p̄-α|", "curriculum/p_hat_mean_error"),
@@ -31,10 +31,7 @@ COLUMNS = [("p̄", "curriculum/p_hat_mean"), ("|p̄-α|", "curriculum/p_hat_mean
 
 
 def read_curves(run: Path) -> list[dict]:
-    path = Path(run) / "calibration.jsonl"
-    if not path.is_file():
-        raise SystemExit(f"{run}: no calibration.jsonl (is it an experiment=calibrated run?)")
-    return read_jsonl_strict(path)
+    return read_jsonl_strict(curves_file(run))
 
 
 def table(run: Path) -> str:

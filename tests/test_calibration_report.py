@@ -153,3 +153,22 @@ def test_the_bench_script_summarizes_run_directories_by_setting(tmp_path, capsys
     text = load_bench_script("calibration_table").main(["--summary", str(tmp_path / "s0"), str(tmp_path / "s1")])
     assert "| grpo (lr 0.0005), α = 0.5, d₀ = 2 | 0, 1 | 2, 2 | 0.400 / 0.400 | 0.050 / 0.200 |" in text
     assert text.rstrip().endswith("misses (≤ 0.1 at the last epoch) |") and capsys.readouterr().out.strip() == text
+
+
+def test_an_archived_run_s_gzipped_curves_read_as_written(tmp_path):
+    import gzip
+
+    from tests.bench_scripts import load_bench_script
+
+    written = _run(tmp_path, "w", [0.4, 0.3, 0.05])
+    curves = tmp_path / "w" / "calibration.jsonl"
+    with gzip.open(tmp_path / "w" / "calibration.jsonl.gz", "wt") as f:
+        f.write(curves.read_text())
+    curves.unlink()
+    archived = read_run(tmp_path / "w")
+    assert archived.epochs == written.epochs and archived.errors() == [0.4, 0.3, 0.05]
+    assert "last epoch |p̄ - α| <= 0.1: meets the bar (0.050)" in load_bench_script("calibration_table").main(
+        [str(tmp_path / "w")])
+    (tmp_path / "w" / "calibration.jsonl.gz").unlink()
+    with pytest.raises(SystemExit, match="not a calibrated-solver run"):
+        read_run(tmp_path / "w")

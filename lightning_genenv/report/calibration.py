@@ -43,6 +43,7 @@ ERROR = "curriculum/p_hat_mean_error"  # |p-bar - alpha| of an epoch
 UNRATED = "solver/unrated_fraction"  # the valid tasks the difficulty function cannot rate (the solver fails them)
 EPS = 1e-9  # p-bar is a ratio of counts: 0.8 - 0.7 must meet a bar of 0.1
 TAIL = 5  # the first (1-based) epoch of the late-epochs mean, a less noisy view than the last epoch alone
+CURVES = ("calibration.jsonl", "calibration.jsonl.gz")  # per epoch: the metrics (as written, or archived gzipped)
 TASKS = ("calibration_tasks.jsonl", "calibration_tasks.jsonl.gz")  # per task: seed, d, p, k (archived gzipped)
 LEVELS = range(1, 25)  # the difficulty levels searched for the reward's optimum: the built-in functions' values
 
@@ -97,8 +98,8 @@ def _order(value: float | None) -> float:
 def read_run(path: str | Path) -> CalibratedRun:
     """A run directory's setting and curves; a clear error when it is not a calibrated run."""
     path = Path(path)
-    config_file, curves = path / "config.yaml", path / "calibration.jsonl"
-    if not config_file.is_file() or not curves.is_file():
+    config_file, curves = path / "config.yaml", _found(path, CURVES)
+    if not config_file.is_file() or curves is None:
         raise SystemExit(f"{path}: not a calibrated-solver run (needs config.yaml and calibration.jsonl)")
     config = yaml.safe_load(config_file.read_text(encoding="utf-8"))
     try:
@@ -158,12 +159,23 @@ def reward_optimum(run: CalibratedRun, epoch: int | None = None) -> Optimum:
                    expected[second])
 
 
+def _found(run_dir: Path, names: tuple[str, ...]) -> Path | None:
+    """The first of ``names`` that is a file in ``run_dir``."""
+    return next((run_dir / name for name in names if (run_dir / name).is_file()), None)
+
+
+def curves_file(run_dir: Path) -> Path:
+    """A calibrated run's per-epoch record (:data:`CURVES`, as written or archived gzipped); an error without one."""
+    if (found := _found(Path(run_dir), CURVES)) is None:
+        raise SystemExit(f"{run_dir}: no calibration.jsonl (is it an experiment=calibrated run?)")
+    return found
+
+
 def tasks_file(run_dir: Path) -> Path:
     """A calibrated run's per-task record (:data:`TASKS`, as written or archived gzipped); an error without one."""
-    for name in TASKS:
-        if (run_dir / name).is_file():
-            return run_dir / name
-    raise SystemExit(f"{run_dir}: no {' or '.join(TASKS)} (the calibrated run's per-task record)")
+    if (found := _found(Path(run_dir), TASKS)) is None:
+        raise SystemExit(f"{run_dir}: no {' or '.join(TASKS)} (the calibrated run's per-task record)")
+    return found
 
 
 def misses(run: CalibratedRun) -> tuple[float, float]:
