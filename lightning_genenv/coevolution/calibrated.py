@@ -124,8 +124,7 @@ def run_calibrated(cfg, run_dir: Path, start: float) -> Path:
             curves.flush()
             for g, d, p in zip(attempts.groups, attempts.difficulties, attempts.probabilities):
                 tasks.write(json.dumps({"epoch": epoch, "id": g.task.id, "seed": g.task.parent_id,
-                                        "question": g.task.question,
-                                        "answer": g.task.answer, "d": d, "p": p,
+                                        "question": g.task.question, "answer": g.task.answer, "d": d, "p": p,
                                         "k": sum(g.rewards), "n": len(g.rewards)}) + "\n")
             tasks.flush()  # each epoch's lines survive a run stopped later
             history.append(metrics)
