@@ -6,7 +6,13 @@ runs' per-epoch tables, which ``bench/calibration_table.py`` prints.
 
 from __future__ import annotations
 
-from lightning_genenv.report.calibrated_views import SHAPED, last_epochs, tail_means, trained_minus_untrained
+from lightning_genenv.report.calibrated_views import (
+    SHAPED,
+    last_epochs,
+    level_share,
+    tail_means,
+    trained_minus_untrained,
+)
 from lightning_genenv.report.calibration import Setting
 from lightning_genenv.report.claim import Claim, R
 
@@ -45,6 +51,9 @@ def _seeds(stem: str) -> tuple[str, ...]:
 _HEADLINE = {("a05", 0), ("a02", 0), ("a02", 2), ("a08", 0)}
 _ANSWER = "| Does the simulator learn a curriculum? Calibrated solver |"
 
+# the share of each seed's tasks from epoch 5 on at the reward's peak level: (setting, level, value)
+_AT_PEAK = (("a02", 6.0, "0.55 / 0.37 / 0.47"), ("a05", 2.0, "0.73 / 0.63 / 0.78"), ("a08", 2.0, "0.61 / 0.60 / 0.74"))
+
 REPLAY_CLAIMS: tuple[Claim, ...] = (
     *(Claim(f"calibrated solver, replayed seeds, {tag}: {what}", value, compute,
             ((R, f"| {_SETTINGS[tag]} |"), *(((R, _ANSWER),) if (tag, i) in _HEADLINE else ())),
@@ -62,4 +71,8 @@ REPLAY_CLAIMS: tuple[Claim, ...] = (
       for folder, run, last, tail in _SINGLE
       for what, value, compute in (("|p-bar - alpha| at epoch 10", last, last_epochs),
                                    ("mean |p-bar - alpha| over epochs 5-10", tail, tail_means))),
+    *(Claim(f"calibrated solver, replayed seeds, {tag}: share of tasks at d = {level:g} from epoch 5 on, per seed",
+            value, level_share(level, *_seeds(f"replay-grpo-{tag}")), ((R, f"**{value}**"),),
+            f"{SHAPED}/replay-grpo-{tag}-s*/calibration_tasks.jsonl.gz")
+      for tag, level, value in _AT_PEAK),
 )
