@@ -27,7 +27,8 @@ _ROWS = {
     "a05": ("0.033 / 0.033 / 0.004", "0.101 / 0.155 / 0.078", "−0.285 [−0.356, −0.214]", "−0.031 [−0.105, +0.042]"),
     "a02": ("0.281 / 0.075 / 0.079", "0.100 / 0.249 / 0.125", "−0.331 [−0.536, −0.126]", "−0.241 [−0.648, +0.166]"),
     "a08": ("0.226 / 0.144 / 0.026", "0.198 / 0.210 / 0.118", "−0.404 [−0.614, −0.193]", "−0.001 [−0.031, +0.029]"),
-    "a08-d369": ("TBD", "TBD", "TBD", "TBD"),
+    "a08-d369": ("0.012 / 0.011 / 0.047", "0.161 / 0.113 / 0.122", "−0.275 [−0.449, −0.100]",
+                 "−0.116 [−0.319, +0.087]"),
 }
 
 # one seed each: replay without the simulator's update (never trained), and replay with base tasks as the
@@ -40,6 +41,7 @@ _SINGLE = (
     (SHAPED, "replay-untrained-a02-s0", "0.204", "0.350"),
     (FIRST, "grpo-a08-s0", "0.316", "0.370"),
     (FIRST, "untrained-a08-s0", "0.530", "0.538"),
+    (SHAPED, "replay1-grpo-a08-s0", "0.407", "0.331"),  # every seed replayed (simulator.seed_replay=1)
 )
 
 
@@ -48,11 +50,12 @@ def _seeds(stem: str) -> tuple[str, ...]:
 
 
 # the figures the answers' table quotes too: (setting, column)
-_HEADLINE = {("a05", 0), ("a02", 0), ("a02", 2), ("a08", 0)}
+_HEADLINE = {("a05", 0), ("a02", 0), ("a02", 2), ("a08", 0), ("a08-d369", 0)}
 _ANSWER = "| Does the simulator learn a curriculum? Calibrated solver |"
 
 # the share of each seed's tasks from epoch 5 on at the reward's peak level: (setting, level, value)
-_AT_PEAK = (("a02", 6.0, "0.55 / 0.37 / 0.47"), ("a05", 2.0, "0.73 / 0.63 / 0.78"), ("a08", 2.0, "0.61 / 0.60 / 0.74"))
+_AT_PEAK = (("a02", 6.0, "0.55 / 0.37 / 0.47"), ("a05", 2.0, "0.73 / 0.63 / 0.78"), ("a08", 2.0, "0.61 / 0.60 / 0.74"),
+            ("a08-d369", 3.0, "0.35 / 0.58 / 0.67"))
 
 REPLAY_CLAIMS: tuple[Claim, ...] = (
     *(Claim(f"calibrated solver, replayed seeds, {tag}: {what}", value, compute,
