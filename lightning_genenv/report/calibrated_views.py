@@ -21,6 +21,11 @@ from lightning_genenv.report.stats import paired_difference
 CAL, CAL_OP, SHAPED = "calibrated", "calibrated-op", "calibrated-shaped"
 
 
+def seed_runs(stem: str, seeds: tuple[int, ...] = (0, 1, 2)) -> tuple[str, ...]:
+    """The archived run names of ``stem``'s seeds: ``<stem>-s0``, ``<stem>-s1``, ..."""
+    return tuple(f"{stem}-s{s}" for s in seeds)
+
+
 def calibrated(root: Path, folder: str, *runs: str) -> Setting:
     """The archived calibrated-solver runs ``runs`` of ``docs/results/<folder>``, one setting."""
     return settings([read_run(root / RESULTS / folder / run) for run in runs])[0]
@@ -82,7 +87,7 @@ def missed(side: int, *runs: str) -> Callable[[Path], str]:
 
 def objective_row(objective: str, view: Callable[[Setting], list[float]]) -> Callable[[Path], str]:
     """``view`` of ``<objective>-a05-s{0,1,2}`` (α = 0.5, d₀ = 2), per seed with two decimals."""
-    return per_seed(view, 2)(SHAPED, *(f"{objective}-a05-s{s}" for s in range(3)))
+    return per_seed(view, 2)(SHAPED, *seed_runs(f"{objective}-a05"))
 
 
 last_d = per_seed(lambda setting: [r.epochs[-1]["solver/difficulty_mean"] for r in setting.runs], 2)
@@ -99,7 +104,7 @@ def trained_minus_untrained(trained: str, untrained: str, view: Callable[[Settin
     """The preset's runs ``<trained>-s{0,1,2}`` − ``<untrained>-s{0,1,2}``, paired by seed (the same first epoch):
     the mean of ``view``'s per-seed values with its 95% interval."""
     def compute(root: Path) -> str:
-        a, b = (view(calibrated(root, SHAPED, *(f"{arm}-s{s}" for s in range(3)))) for arm in (trained, untrained))
+        a, b = (view(calibrated(root, SHAPED, *seed_runs(arm))) for arm in (trained, untrained))
         return ci(paired_difference(a, b))
     return compute
 

@@ -30,6 +30,7 @@ from lightning_genenv.report.calibrated_views import (
     optimum,
     per_seed,
     rate_values,
+    seed_runs,
     tail_means,
     trained_minus_untrained,
     unrated_last,
@@ -53,12 +54,9 @@ _OBJECTIVE_ROWS = {
 }
 
 
-def _runs(stem: str, seeds: tuple[int, ...] = (0, 1, 2)) -> tuple[str, ...]:
-    return tuple(f"{stem}-s{s}" for s in seeds)
-
-
-_A08, _A08_U, _A05, _A05_U, _A02, _A02_U = (_runs(f"{arm}-{tag}") for tag in ("a08-d369", "a05-d3", "a02-d531")
+_A08, _A08_U, _A05, _A05_U, _A02, _A02_U = (seed_runs(f"{arm}-{tag}") for tag in ("a08-d369", "a05-d3", "a02-d531")
                                             for arm in ("grpo", "untrained"))
+_REINFORCE = seed_runs("reinforce-a08-d369", (0, 1))
 # Targets inside the family's range (RESULTS.md): (runs, what, the figure's view of them, value, phrase)
 _INSIDE_ROWS = (
     (_A08, "|p-bar - alpha| at epoch 10", lambda *r: last_epochs(SHAPED, *r), "0.317 / 0.316 / 0.012",
@@ -98,9 +96,9 @@ _INSIDE_ROWS = (
      "−0.159 [−0.199, −0.119]", "by **−0.159 [−0.199, −0.119]**"),
     (_A02[:2], "share of seed groups whose candidates differ in level", lambda *r: groups_differ(*r), "0.88 / 0.86",
      "**0.88 / 0.86** of the seed groups"),
-    (_runs("reinforce-a08-d369", (0, 1)), "|p-bar - alpha| at epoch 10", lambda *r: last_epochs(SHAPED, *r),
+    (_REINFORCE, "|p-bar - alpha| at epoch 10", lambda *r: last_epochs(SHAPED, *r),
      "0.068 / 0.169", "ends **0.068 / 0.169**"),
-    (_runs("reinforce-a08-d369", (0, 1)), "mean |p-bar - alpha| over epochs 5-10", lambda *r: tail_means(SHAPED, *r),
+    (_REINFORCE, "mean |p-bar - alpha| over epochs 5-10", lambda *r: tail_means(SHAPED, *r),
      "0.329 / 0.205", "**0.329 / 0.205** over"),
     (("grpo-lr1e3-kl2-a08-d369-s0",), "|p-bar - alpha| at epoch 10", lambda *r: last_epochs(SHAPED, *r), "0.354",
      "a KL cap of 2 **0.354**"),
@@ -136,8 +134,8 @@ CALIBRATED_CLAIMS: tuple[Claim, ...] = (
            "mean |p-bar - alpha| over epochs 5-10, - never trained, 3 pairs",
            "in-band fraction over epochs 5-10, - never trained, 3 pairs", "valid rate over epochs 5-10 per seed",
            "near-duplicate rate over epochs 5-10 per seed"), row,
-          (last_epochs(SHAPED, *(f"{objective}-a05-s{s}" for s in range(3))),
-           tail_means(SHAPED, *(f"{objective}-a05-s{s}" for s in range(3))),
+          (last_epochs(SHAPED, *seed_runs(f"{objective}-a05")),
+           tail_means(SHAPED, *seed_runs(f"{objective}-a05")),
            trained_minus_untrained(f"{objective}-a05", "untrained-a05", Setting.tail_mean),
            trained_minus_untrained(f"{objective}-a05", "untrained-a05", in_band_values),
            objective_row(objective, rate_values("sim/valid_rate")),
@@ -195,7 +193,7 @@ CALIBRATED_CLAIMS: tuple[Claim, ...] = (
       for run, value in (("grpo-a02-s0", "6 (0.119); E[R] 0.59, 0.45 at 5"),
                          ("grpo-a02-d43-s0", "5 (0.198); E[R] 0.73, 0.23 at 4"))),
     *(Claim(f"calibrated solver, preset rewards, {arm}, alpha 0.{tag[1]}{at}: share of tasks at d = {level:g} from "
-            "epoch 5 on, per seed", value, level_share(level, *(f"{arm}-a{tag}-s{s}" for s in range(3))),
+            "epoch 5 on, per seed", value, level_share(level, *seed_runs(f"{arm}-a{tag}")),
             ((R, f"**{value}**"),), f"{SHAPED}/{arm}-a{tag}-s*/calibration_tasks.jsonl.gz")
       for arm, tag, at, level, value in (
           ("grpo", "05", "", 2.0, "0.72 / 0.59 / 0.66"), ("untrained", "05", "", 2.0, "0.15 / 0.12 / 0.17"),
@@ -205,20 +203,20 @@ CALIBRATED_CLAIMS: tuple[Claim, ...] = (
           ("untrained", "02-d43", ", d0 4.3", 5.0, "0.10 / 0.02 / 0.04"))),
     *(Claim(f"calibrated solver, preset rewards, grpo, alpha 0.{tag[1]}{at}: share of tasks from epoch 5 on written "
             f"{('easier', 'harder')[side]} than the reward's optimum, per seed", value,
-            missed(side, *(f"grpo-a{tag}-s{s}" for s in range(3))), ((R, f"**{value}**"),),
+            missed(side, *seed_runs(f"grpo-a{tag}")), ((R, f"**{value}**"),),
             f"{SHAPED}/grpo-a{tag}-s*/calibration_tasks.jsonl.gz")
       for tag, at, side, value in (("05", "", 0, "0.00 / 0.00 / 0.00"), ("05", "", 1, "0.28 / 0.40 / 0.34"),
                                    ("08", "", 0, "0.01 / 0.00 / 0.00"), ("08", "", 1, "0.46 / 0.40 / 0.27"),
                                    ("02-d43", ", d0 4.3", 0, "0.49 / 0.87 / 0.40"),
                                    ("02-d43", ", d0 4.3", 1, "0.33 / 0.08 / 0.25"))),
     *(Claim(f"calibrated solver, preset rewards, {arm}, alpha 0.2, d0 4.3: {what} per seed", value,
-            f(SHAPED, *(f"{arm}-a02-d43-s{s}" for s in range(3))), ((R, f"**{value}**"),),
+            f(SHAPED, *seed_runs(f"{arm}-a02-d43")), ((R, f"**{value}**"),),
             f"{SHAPED}/{arm}-a02-d43-s*")
       for arm, what, f, value in (("grpo", "|p-bar - alpha| at epoch 10", last_epochs, "0.275 / 0.456 / 0.278"),
                                   ("untrained", "mean |p-bar - alpha| over epochs 2-10", per_seed(Setting.later_mean),
                                    "0.300 / 0.364 / 0.327"))),
     *(Claim(f"calibrated solver, preset rewards, grpo, alpha 0.{a[1]}: {what} per seed", value,
-            f(SHAPED, *(f"grpo-a{a}-s{s}" for s in range(3))), ((R, phrase),), f"{SHAPED}/grpo-a{a}-s*")
+            f(SHAPED, *seed_runs(f"grpo-a{a}")), ((R, phrase),), f"{SHAPED}/grpo-a{a}-s*")
       for a, what, f, value, phrase in (
           ("05", "|p-bar - alpha| at epoch 10", last_epochs, "0.099 / 0.085 / 0.191", "epoch 10 **0.099 / 0.085"),
           ("05", "mean |p-bar - alpha| over epochs 5-10", tail_means, "0.126 / 0.161 / 0.142",
@@ -272,7 +270,7 @@ CALIBRATED_CLAIMS: tuple[Claim, ...] = (
                                         ("08", "", "untrained-a08-s0", "0.567", "against **0.567"),
                                         ("02", ", d0 5", "untrained-a02-d5-s0", "0.504", "stays **0.504"))),
     *(Claim(f"calibrated solver, digits with an operation, grpo, alpha 0.{a[1]}: |p-bar - alpha| {what} per seed",
-            value, f(CAL_OP, *(f"grpo-a{a}-s{s}" for s in range(3))), ((OP_README, phrase),),
+            value, f(CAL_OP, *seed_runs(f"grpo-a{a}")), ((OP_README, phrase),),
             f"{CAL_OP}/grpo-a{a}-s*")
       for a, what, f, value, phrase in (
           ("05", "at epoch 10", last_epochs, "0.104 / 0.027 / 0.133", "ends at **0.104 / 0.027 / 0.133"),

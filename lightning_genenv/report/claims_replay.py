@@ -10,6 +10,7 @@ from lightning_genenv.report.calibrated_views import (
     SHAPED,
     last_epochs,
     level_share,
+    seed_runs,
     tail_means,
     trained_minus_untrained,
 )
@@ -45,10 +46,6 @@ _SINGLE = (
 )
 
 
-def _seeds(stem: str) -> tuple[str, ...]:
-    return tuple(f"{stem}-s{s}" for s in range(3))
-
-
 # the figures the answers' table quotes too: (setting, column)
 _HEADLINE = {("a05", 0), ("a02", 0), ("a02", 2), ("a08", 0), ("a08-d369", 0)}
 _ANSWER = "| Does the simulator learn a curriculum? Calibrated solver |"
@@ -66,7 +63,7 @@ REPLAY_CLAIMS: tuple[Claim, ...] = (
           ("|p-bar - alpha| at epoch 10 per seed", "mean |p-bar - alpha| over epochs 5-10 per seed",
            "mean |p-bar - alpha| over epochs 5-10, - never trained, 3 pairs",
            "mean |p-bar - alpha| over epochs 5-10, - grpo without replay, 3 pairs"), row,
-          (last_epochs(SHAPED, *_seeds(f"replay-grpo-{tag}")), tail_means(SHAPED, *_seeds(f"replay-grpo-{tag}")),
+          (last_epochs(SHAPED, *seed_runs(f"replay-grpo-{tag}")), tail_means(SHAPED, *seed_runs(f"replay-grpo-{tag}")),
            trained_minus_untrained(f"replay-grpo-{tag}", f"untrained-{tag}", Setting.tail_mean),
            trained_minus_untrained(f"replay-grpo-{tag}", f"grpo-{tag}", Setting.tail_mean))))),
     *(Claim(f"calibrated solver, replayed seeds, {folder}/{run}: {what}", value, compute(folder, run),
@@ -75,7 +72,7 @@ REPLAY_CLAIMS: tuple[Claim, ...] = (
       for what, value, compute in (("|p-bar - alpha| at epoch 10", last, last_epochs),
                                    ("mean |p-bar - alpha| over epochs 5-10", tail, tail_means))),
     *(Claim(f"calibrated solver, replayed seeds, {tag}: share of tasks at d = {level:g} from epoch 5 on, per seed",
-            value, level_share(level, *_seeds(f"replay-grpo-{tag}")), ((R, f"**{value}**"),),
+            value, level_share(level, *seed_runs(f"replay-grpo-{tag}")), ((R, f"**{value}**"),),
             f"{SHAPED}/replay-grpo-{tag}-s*/calibration_tasks.jsonl.gz")
       for tag, level, value in _AT_PEAK),
 )
