@@ -112,8 +112,8 @@ def run_calibrated(cfg, run_dir: Path, start: float) -> Path:
                                  env_pool if sim_cfg.rwr_set == "pool" else [], objective, shaping)
             results.update(family_results(attempts.groups, cfg.agent.success_threshold))
             env_pool += scored.env_records
-            metrics = {**new_task_metrics(new.records, writing), "sim/seeds_replayed": len(seeds.replayed),
-                       **scored.stats, **solver_metrics(attempts), "time/generate_tasks": writing}
+            metrics = {**new_task_metrics(seeds, new.records, writing), **scored.stats, **solver_metrics(attempts),
+                       "time/generate_tasks": writing}
             t0 = time.perf_counter()
             if trainer is not None and scored.sim_records:
                 metrics.update(updates.update(scored.sim_records))

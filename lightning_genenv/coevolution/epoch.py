@@ -125,8 +125,7 @@ class EpochResult:
         replay, base = self.filled[:self.plan.replay], self.filled[self.plan.replay:]
         metrics = rollout_metrics(self.attempted, self.curriculum.kept, replay, base, num_generations,
                                   self.times["agent_rollouts"])
-        metrics.update(new_task_metrics(self.new.records, self.times["generate_tasks"]))
-        metrics["sim/seeds_replayed"] = len(self.seeds.replayed)
+        metrics.update(new_task_metrics(self.seeds, self.new.records, self.times["generate_tasks"]))
         metrics.update(self.curriculum.stats)
         return metrics
 

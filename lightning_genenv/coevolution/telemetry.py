@@ -4,7 +4,7 @@
   block (:meth:`Timers.phase`), and the phases that run between Lightning's hooks, one at a time (the next one's
   :meth:`~Timers.start` or :meth:`~Timers.stop` ends the running one);
 * :func:`rollout_metrics`: the epoch's rollout statistics (``rollout/*``), a pure function of its groups;
-* :func:`new_task_metrics`: the simulator's valid rate, invalid reasons, copy and near-duplicate rates
+* :func:`new_task_metrics`: the simulator's replayed seeds, valid rate, invalid reasons, copy and near-duplicate rates
   this epoch (``sim/*``);
 * :func:`log_metrics` and :func:`log_samples`: to the agent's logger, on rank 0 only; samples and the
   ``p̂`` histogram only where the logger can take them (TensorBoard). :func:`log_metrics` then hands what it logged
@@ -24,6 +24,7 @@ from contextlib import contextmanager
 
 import torch
 
+from lightning_genenv.coevolution.seed_draw import Seeds
 from lightning_genenv.epoch_values import Group
 from lightning_genenv.metrics import frac_reward_all_zero, group_reward_stats, mean
 from lightning_genenv.pool_records import TaskScore
@@ -106,9 +107,9 @@ def rollout_metrics(attempted: list[Group], kept: list[Group], replay: list[Grou
     return metrics
 
 
-def new_task_metrics(records: list[GeneratedTask], writing_s: float) -> dict[str, float]:
-    """The simulator's valid rate, speed and invalid reasons this epoch."""
-    metrics = {}
+def new_task_metrics(seeds: Seeds, records: list[GeneratedTask], writing_s: float) -> dict[str, float]:
+    """The simulator's replayed seeds, valid rate, speed and invalid reasons this epoch."""
+    metrics = {"sim/seeds_replayed": len(seeds.replayed)}
     written_tokens = sum(len(r.completion_ids or []) for r in records)
     if written_tokens:
         metrics["rollout/tokens_per_second/simulator"] = written_tokens / max(writing_s, 1e-9)
