@@ -172,3 +172,18 @@ def test_an_archived_run_s_gzipped_curves_read_as_written(tmp_path):
     (tmp_path / "w" / "calibration.jsonl.gz").unlink()
     with pytest.raises(SystemExit, match="not a calibrated-solver run"):
         read_run(tmp_path / "w")
+
+
+def test_right_answers_counts_the_seeds_form_alone_and_checks_its_number(tmp_path):
+    from lightning_genenv.report.calibrated_views import right_answers
+    from lightning_genenv.report.claim import RESULTS
+
+    rows = [("What is 25 plus 20?", "45"), ("What is 25 plus 20?", "60"), ("What is 12 times 3?", "36"),
+            ("What is 40 minus 52?", "-12"), ("Ana has 3 apples and buys 2 more. How many?", "5")]
+    for i, run in enumerate(("a-s0", "b-s0")):
+        folder = tmp_path / RESULTS / "grid" / run
+        folder.mkdir(parents=True)
+        lines = [json.dumps({"epoch": 0, "question": q, "answer": a}) for q, a in rows[i::2]]
+        (folder / "calibration_tasks.jsonl").write_text("\n".join(lines) + "\n")
+    # the apples question is not in the seeds' form; 45, 36 and -12 are right, 60 is not
+    assert right_answers("grid")(tmp_path) == "3 of 4 (75%)"

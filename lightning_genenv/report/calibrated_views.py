@@ -6,6 +6,7 @@ a function of the repository root that returns the figure as printed, for
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Callable
@@ -126,6 +127,26 @@ def bare_numbers(run: str) -> Callable[[Path], str]:
         rated = [r for r in rows if r["epoch"] >= 7 and r["d"] is not None]
         bare = [r for r in rated if digits(SimpleNamespace(question=r["question"])) is None]
         return f"{len(bare)} of {len(rated)}"
+    return compute
+
+
+_SUM = re.compile(r"What is (\d+) (plus|minus|times) (\d+)\?")
+_OPERATIONS = {"plus": lambda a, b: a + b, "minus": lambda a, b: a - b, "times": lambda a, b: a * b}
+
+
+def right_answers(folder: str) -> Callable[[Path], str]:
+    """``k of n (x%)``: of every task the archived runs of ``docs/results/<folder>`` wrote in the seeds' own form,
+    ``What is A plus|minus|times B?``, those whose answer is the right number (the calibrated solver reads the
+    question alone, never the answer)."""
+    def compute(root: Path) -> str:
+        asked = right = 0
+        for run in sorted(p for p in (root / RESULTS / folder).iterdir() if p.is_dir()):
+            for row in read_jsonl_strict(tasks_file(run)):
+                if (m := _SUM.fullmatch(row["question"].strip())) is None:
+                    continue
+                asked += 1
+                right += str(row["answer"]).strip() == str(_OPERATIONS[m[2]](int(m[1]), int(m[3])))
+        return f"{right:,} of {asked:,} ({right / asked:.0%})"
     return compute
 
 

@@ -30,6 +30,7 @@ from lightning_genenv.report.calibrated_views import (
     optimum,
     per_seed,
     rate_values,
+    right_answers,
     seed_runs,
     tail_means,
     trained_minus_untrained,
@@ -286,6 +287,9 @@ CALIBRATED_CLAIMS: tuple[Claim, ...] = (
     Claim("calibrated solver, R_env(0) rewarded, grpo, alpha 0.2, d0 5: unrated share of epoch 10's tasks per seed",
           "0.545 / 0.571", unrated_last(CAL_OP, "grpo-a02-d5-s0", "grpo-a02-d5-s1"),
           ((OP_README, "are **0.545 / 0.571**"),), f"{CAL_OP}/grpo-a02-d5-s*"),
+    Claim("calibrated solver: right answers among the tasks in the seeds' form, every shaped run",
+          "1,009 of 15,358 (7%)", right_answers(SHAPED), ((R, "carry the right answer"),),
+          f"{SHAPED}/*/calibration_tasks.jsonl.gz"),
     *(Claim(f"calibrated solver, {folder}/{run}: wall time beside other jobs", value, calibration_wall(folder, run),
             ((B, "a 10-epoch calibrated-solver run"),), f"{folder}/{run}/summary.json")
       for folder, run, value in ((CAL, "grpo-a05-s0", "2,340 s"), (CAL, "untrained-a05-s0", "659 s"),
