@@ -29,11 +29,6 @@ METRICS = ("curriculum/in_band_fraction", "curriculum/p_hat_abs_error", "curricu
            "sim/valid_rate", "sim/near_duplicate_rate", "sim/kl_to_initial")
 
 
-def run_mean(run, metric: str, first: int, last: int) -> float | None:
-    values = [v for e, v in run.series(metric).items() if first <= e <= last]
-    return sum(values) / len(values) if values else None
-
-
 def rows(a_dirs: list[str], b_dirs: list[str], metrics, first: int, last: int) -> list[str]:
     if len(a_dirs) != len(b_dirs):
         raise SystemExit(f"a has {len(a_dirs)} runs and b {len(b_dirs)}: they are paired by position")
@@ -45,8 +40,8 @@ def rows(a_dirs: list[str], b_dirs: list[str], metrics, first: int, last: int) -
     out = [f"| metric (mean of epochs {first}–{last}) | a, seeds {seeds} | b, seeds {seeds} | a − b, mean [95% CI] |",
            "|---|---|---|---|"]
     for metric in metrics:
-        a = [run_mean(r, metric, first, last) for r in a_runs]
-        b = [run_mean(r, metric, first, last) for r in b_runs]
+        a = [r.epoch_mean(metric, first, last) for r in a_runs]
+        b = [r.epoch_mean(metric, first, last) for r in b_runs]
         pairs = [(x, y) for x, y in zip(a, b) if x is not None and y is not None]
         d = paired_difference([x for x, _ in pairs], [y for _, y in pairs])
         diff = "n/a (under 2 pairs)" if d is None else f"{d[0]:+.3f} [{d[1]:+.3f}, {d[2]:+.3f}] (n={d[3]})"

@@ -54,6 +54,11 @@ class Run:
     def series(self, tag: str) -> dict[int, float]:
         return self.epoch_scalars.get(tag, {})
 
+    def epoch_mean(self, tag: str, first: int, last: int) -> float | None:
+        """The mean of ``tag``'s per-epoch values over epochs ``first`` to ``last``; None when it has none there."""
+        values = [v for e, v in self.series(tag).items() if first <= e <= last]
+        return sum(values) / len(values) if values else None
+
 
 def check_run_dir(path: str | Path) -> Path:
     path = Path(path)
