@@ -1,4 +1,5 @@
-"""Importing a ``bench/`` script (not a package) as a module, for its tests."""
+"""Importing a ``bench/`` script (not a package) as a module, for its tests; a hand-made run directory for the
+scripts that read runs."""
 
 import importlib.util
 import sys
@@ -16,3 +17,16 @@ def load_bench_script(name: str):
     sys.modules[name] = module
     spec.loader.exec_module(module)
     return module
+
+
+def scalar_run(root: Path, seed: int, tag: str, values: list[float], curriculum: str = "none") -> str:
+    """A run directory at ``root`` (created) whose ``tb/agent`` logs ``tag`` = ``values[e]`` at epoch ``e``."""
+    from torch.utils.tensorboard import SummaryWriter
+
+    root.mkdir(parents=True)
+    (root / "config.yaml").write_text(f"seed: {seed}\ncurriculum:\n  name: {curriculum}\n")
+    with SummaryWriter(str(root / "tb" / "agent")) as w:
+        for epoch, v in enumerate(values):
+            w.add_scalar("epoch", epoch, epoch * 8)
+            w.add_scalar(tag, v, epoch * 8)
+    return str(root)

@@ -3,22 +3,14 @@ seeds with the mean ± sd of each epoch, and a metric no run logged left out."""
 
 from pathlib import Path
 
-from torch.utils.tensorboard import SummaryWriter
-
-from tests.bench_scripts import load_bench_script
+from tests.bench_scripts import load_bench_script, scalar_run
 
 curriculum_table = load_bench_script("curriculum_table")
 TAG = "rollout/frac_reward_zero_std/base"
 
 
 def _run(root: Path, seed: int, values: list[float]) -> str:
-    root.mkdir(parents=True)
-    (root / "config.yaml").write_text(f"seed: {seed}\ncurriculum:\n  name: none\n")
-    with SummaryWriter(str(root / "tb" / "agent")) as w:
-        for epoch, v in enumerate(values):
-            w.add_scalar("epoch", epoch, epoch * 8)
-            w.add_scalar(TAG, v, epoch * 8)
-    return str(root)
+    return scalar_run(root, seed, TAG, values)
 
 
 def test_named_metric_is_tabled_per_epoch_over_seeds(tmp_path, capsys):

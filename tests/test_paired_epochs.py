@@ -4,24 +4,17 @@ paired difference over seeds, and pairs whose seeds differ refused."""
 from pathlib import Path
 
 import pytest
-from torch.utils.tensorboard import SummaryWriter
 
 from lightning_genenv.report.runs import load_run
 from lightning_genenv.report.stats import paired_difference
-from tests.bench_scripts import load_bench_script
+from tests.bench_scripts import load_bench_script, scalar_run
 
 paired_epochs = load_bench_script("paired_epochs")
 TAG = "curriculum/p_hat_abs_error"
 
 
 def _run(root: Path, seed: int, values: list[float]) -> str:
-    root.mkdir(parents=True)
-    (root / "config.yaml").write_text(f"seed: {seed}\ncurriculum:\n  name: genenv\n")
-    with SummaryWriter(str(root / "tb" / "agent")) as w:
-        for epoch, v in enumerate(values):
-            w.add_scalar("epoch", epoch, epoch * 8)
-            w.add_scalar(TAG, v, epoch * 8)
-    return str(root)
+    return scalar_run(root, seed, TAG, values, curriculum="genenv")
 
 
 def test_the_epoch_mean_reads_the_named_epochs_only(tmp_path):
