@@ -21,7 +21,8 @@ which the ``bench/`` readers print from the same directories.
 Where they are: :mod:`~lightning_genenv.report.claims_runs` (the co-evolution runs),
 :mod:`~lightning_genenv.report.claims_bench` (the evaluation cells, the benchmarks' tables),
 :mod:`~lightning_genenv.report.claims_calibrated` (the calibrated solver),
-:mod:`~lightning_genenv.report.claims_replay` (the calibrated solver with replayed seeds); :class:`Claim` is in
+:mod:`~lightning_genenv.report.claims_replay` (the calibrated solver with replayed seeds),
+:mod:`~lightning_genenv.report.claims_frozen` (the frozen agent with the group objective); :class:`Claim` is in
 :mod:`~lightning_genenv.report.claim`.
 """
 
@@ -33,11 +34,12 @@ from pathlib import Path
 from lightning_genenv.report.claim import ROOT, RUNS, Claim  # noqa: F401  (the names tests and readers use)
 from lightning_genenv.report.claims_bench import BENCH_CLAIMS
 from lightning_genenv.report.claims_calibrated import CALIBRATED_CLAIMS
+from lightning_genenv.report.claims_frozen import FROZEN_CLAIMS
 from lightning_genenv.report.claims_replay import REPLAY_CLAIMS
 from lightning_genenv.report.claims_runs import RUN_CLAIMS
 from lightning_genenv.report.standing_figures import plot
 
-CLAIMS: tuple[Claim, ...] = RUN_CLAIMS + BENCH_CLAIMS + CALIBRATED_CLAIMS + REPLAY_CLAIMS
+CLAIMS: tuple[Claim, ...] = RUN_CLAIMS + BENCH_CLAIMS + CALIBRATED_CLAIMS + REPLAY_CLAIMS + FROZEN_CLAIMS
 
 
 def check_all(root: Path = ROOT) -> list[str]:

@@ -1,0 +1,77 @@
+"""The frozen-agent figures of the group objective (RESULTS.md "Frozen agent, group objective") as
+:class:`~lightning_genenv.report.claim.Claim` values, recomputed from the archived runs
+``docs/results/frozen-group/<arm>-s<seed>`` (``tb/agent``'s per-epoch curriculum scalars, read by
+:func:`~lightning_genenv.report.runs.load_run`). Every arm shares each seed's epoch 0 with GenEnv-Random
+(``random``), so the arms are paired by seed. Left out: the first frozen-agent comparison (the paper's RWR), whose
+runs were not archived (``claims_runs.RECORDED``), and the per-epoch tables, which ``bench/curriculum_table.py``
+prints.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Callable
+
+from lightning_genenv.report.claim import RESULTS, Claim, R
+from lightning_genenv.report.claims_runs import ci
+from lightning_genenv.report.runs import load_run
+from lightning_genenv.report.stats import paired_difference
+
+FROZEN = RESULTS / "frozen-group"
+SEEDS = (0, 1, 2)
+LAST = (3, 7)  # the last five of the eight epochs (0-7): the simulator has updated three times or more
+ABS_ERROR, IN_BAND, VALID = "curriculum/p_hat_abs_error", "curriculum/in_band_fraction", "sim/valid_rate"
+
+# the trained arms, as RESULTS.md's table names them
+ARMS = {"grpo-replay": "`grpo`, replay 0.75", "grpo-invalid": "`grpo`, invalid −0.5"}
+
+
+@lru_cache(maxsize=None)
+def _run(root: Path, arm: str, seed: int):
+    return load_run(root / FROZEN / f"{arm}-s{seed}")
+
+
+def values(root: Path, arm: str, metric: str, epochs: tuple[int, int] = LAST) -> list[float]:
+    """Each seed's mean of ``metric`` over ``epochs`` (first, last), for ``arm``."""
+    return [_run(root, arm, s).epoch_mean(metric, *epochs) for s in SEEDS]
+
+
+def per_seed(arm: str, metric: str, digits: int = 3) -> Callable[[Path], str]:
+    return lambda root: " / ".join(f"{v:.{digits}f}" for v in values(root, arm, metric))
+
+
+def minus_random(arm: str, metric: str) -> Callable[[Path], str]:
+    """``arm`` − GenEnv-Random over :data:`LAST`, paired by seed: mean [95% t interval]."""
+    return lambda root: ci(paired_difference(values(root, arm, metric), values(root, "random", metric)))
+
+
+# the figures as RESULTS.md's table prints them: (arm, metric, per seed, − Random)
+_ROWS = (
+    ("grpo-replay", ABS_ERROR, "0.411 / 0.465 / 0.419", "−0.003 [−0.069, +0.062]"),
+    ("grpo-replay", IN_BAND, "0.126 / 0.027 / 0.107", "−0.001 [−0.131, +0.130]"),
+    ("grpo-replay", VALID, "0.281 / 0.519 / 0.369", "+0.013 [−0.298, +0.323]"),
+    ("grpo-invalid", ABS_ERROR, "0.406 / 0.439 / 0.440", "−0.006 [−0.018, +0.005]"),
+    ("grpo-invalid", IN_BAND, "0.124 / 0.035 / 0.061", "−0.014 [−0.082, +0.055]"),
+    ("grpo-invalid", VALID, "0.500 / 0.669 / 0.481", "+0.173 [−0.024, +0.370]"),
+)
+_RANDOM = {ABS_ERROR: "0.416 / 0.441 / 0.447", IN_BAND: "0.125 / 0.081 / 0.056", VALID: "0.412 / 0.425 / 0.294"}
+_NAMES = {ABS_ERROR: "mean \\|p̂ − α\\|", IN_BAND: "in-band fraction", VALID: "valid rate"}
+# the share of tasks that copy their seed, per seed (the text below the table)
+_COPIES = (("grpo-replay", "0.156 / 0.019 / 0.062"), ("random", "0.013 / 0.025 / 0.025"))
+
+FROZEN_CLAIMS: tuple[Claim, ...] = (
+    *(Claim(f"frozen agent, {arm}: {_NAMES[metric]} over epochs 3-7 per seed", seeds, per_seed(arm, metric),
+            ((R, f"| {ARMS[arm]}, {_NAMES[metric]}"),), f"{FROZEN}/{arm}-s*")
+      for arm, metric, seeds, _ in _ROWS),
+    *(Claim(f"frozen agent, {arm} - GenEnv-Random: {_NAMES[metric]} over epochs 3-7, 3 pairs", diff,
+            minus_random(arm, metric), ((R, f"| {ARMS[arm]}, {_NAMES[metric]}"),),
+            f"{FROZEN}/{arm}-s*, {FROZEN}/random-s*")
+      for arm, metric, _, diff in _ROWS),
+    *(Claim(f"frozen agent, GenEnv-Random: {_NAMES[metric]} over epochs 3-7 per seed", seeds,
+            per_seed("random", metric), ((R, f"| GenEnv-Random, {_NAMES[metric]}"),), f"{FROZEN}/random-s*")
+      for metric, seeds in _RANDOM.items()),
+    *(Claim(f"frozen agent, {arm}: share of tasks copying their seed over epochs 3-7 per seed", seeds,
+            per_seed(arm, "sim/copy_of_seed_rate"), ((R, f"**{seeds}**"),), f"{FROZEN}/{arm}-s*")
+      for arm, seeds in _COPIES),
+)
