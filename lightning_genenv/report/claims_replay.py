@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from lightning_genenv.report.calibrated_views import (
     SHAPED,
+    last_d,
     last_epochs,
     level_share,
     seed_runs,
@@ -43,6 +44,8 @@ _SINGLE = (
     (FIRST, "grpo-a08-s0", "0.316", "0.370"),
     (FIRST, "untrained-a08-s0", "0.530", "0.538"),
     (SHAPED, "replay1-grpo-a08-s0", "0.407", "0.331"),  # every seed replayed (simulator.seed_replay=1)
+    (SHAPED, "replay-grpo-a02-s3", "0.018", "0.132"),  # a fourth seed at alpha 0.2, d0 5
+    (SHAPED, "untrained-a02-s3", "0.175", "0.390"),  # its never-trained pair, without replay
 )
 
 
@@ -53,6 +56,14 @@ _ANSWER = "| Does the simulator learn a curriculum? Calibrated solver |"
 # the share of each seed's tasks from epoch 5 on at the reward's peak level: (setting, level, value)
 _AT_PEAK = (("a02", 6.0, "0.55 / 0.37 / 0.47"), ("a05", 2.0, "0.73 / 0.63 / 0.78"), ("a08", 2.0, "0.61 / 0.60 / 0.74"),
             ("a08-d369", 3.0, "0.35 / 0.58 / 0.67"))
+
+# the target moving from d0 4.3 by 0.2 an epoch, seeds 0 and 1, with replay and never trained: (run stem, what,
+# view, value)
+_MOVING = tuple((stem, what, view, value) for stem, values in (
+    ("replay-grpo-move-a05-d43", ("6.13 / 6.00", "0.026 / 0.032", "0.175 / 0.086")),
+    ("untrained-move-a05-d43", ("3.80 / 4.13", "0.282 / 0.241", "0.202 / 0.171")))
+    for (what, view), value in zip((("mean d at epoch 10", last_d), ("|p-bar - alpha| at epoch 10", last_epochs),
+                                    ("mean |p-bar - alpha| over epochs 5-10", tail_means)), values))
 
 REPLAY_CLAIMS: tuple[Claim, ...] = (
     *(Claim(f"calibrated solver, replayed seeds, {tag}: {what}", value, compute,
@@ -75,4 +86,7 @@ REPLAY_CLAIMS: tuple[Claim, ...] = (
             value, level_share(level, *seed_runs(f"replay-grpo-{tag}")), ((R, f"**{value}**"),),
             f"{SHAPED}/replay-grpo-{tag}-s*/calibration_tasks.jsonl.gz")
       for tag, level, value in _AT_PEAK),
+    *(Claim(f"calibrated solver, moving target, {stem}: {what} per seed", value,
+            view(SHAPED, *seed_runs(stem, (0, 1))), ((R, f"**{value}**"),), f"{SHAPED}/{stem}-s*")
+      for stem, what, view, value in _MOVING),
 )
