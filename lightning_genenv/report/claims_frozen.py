@@ -38,6 +38,7 @@ def values(root: Path, arm: str, metric: str, epochs: tuple[int, int] = LAST) ->
 
 
 def per_seed(arm: str, metric: str, digits: int = 3) -> Callable[[Path], str]:
+    """``arm``'s :func:`values` as RESULTS.md prints them, ``a / b / c``."""
     return lambda root: " / ".join(f"{v:.{digits}f}" for v in values(root, arm, metric))
 
 
