@@ -8,7 +8,8 @@ not; invalid ones carry the parser's reason and are counted in ``invalid``. Task
 Each valid generation's :func:`~lightning_genenv.novelty.novelty` is measured against the tasks its
 prompt showed (seed, examples, the agent's solved and failed task) and the earlier generations of the
 same call; with ``simulator.reject_near_duplicates`` a near-duplicate is invalid (``"near_duplicate"``):
-not attempted, not trained on, not imitated by the simulator.
+not attempted, not trained on, not imitated by the simulator. With ``simulator.check_answers`` so is a task
+whose answer its question determines and contradicts (:mod:`lightning_genenv.answer_check`).
 
 Deliberately left out: retrying invalid generations (the invalid rate is itself a training signal
 and a metric) and duplicates across ranks (each rank compares the generations it wrote).
@@ -20,6 +21,7 @@ from collections import Counter
 from dataclasses import asdict, dataclass
 from typing import Callable
 
+from lightning_genenv.answer_check import check_answer
 from lightning_genenv.novelty import is_near_duplicate, novelty
 from lightning_genenv.parsing import parse_simulator_output
 from lightning_genenv.prompts import FamilyResults, simulator_messages, simulator_prefix
@@ -84,6 +86,8 @@ def write_tasks(engine: RolloutEngine, tokenizer, seeds: list[Task], examples_fo
                 written.append(task)
                 if sim_cfg.reject_near_duplicates and is_near_duplicate(score):
                     task, reason = None, "near_duplicate"
+                elif sim_cfg.check_answers and (wrong := check_answer(task, seed)):
+                    task, reason = None, wrong
             if reason:
                 invalid[reason] += 1
             records.append(GeneratedTask(epoch, seed.id, "simulator", prompt, sample.completion_ids, sample.text,

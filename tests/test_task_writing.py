@@ -16,7 +16,7 @@ from tests.fakes import CharTok, ScriptedEngine, char_ids
 from tests.samples import QA_SEED, TOOL_SEED
 
 SIM_CFG = SimpleNamespace(num_variations=2, temperature=0.8, top_p=0.9, max_completion_length=48,
-                          difficulty_hint=True, reject_near_duplicates=False)
+                          difficulty_hint=True, reject_near_duplicates=False, check_answers=False)
 ROME = 'What is the weather in Rome?","call":{"name":"get_weather","arguments":{"city":"Rome"}}}'
 LIMA = 'What is the capital of Peru?","answer":"Lima"}'
 
@@ -133,6 +133,22 @@ def test_near_duplicates_are_measured_and_rejected_when_asked():
         assert [r.near_duplicate for r in records] == [False, True, True]
         assert [r.reason for r in records] == [None] + (["near_duplicate"] * 2 if reject else [None, None])
         assert invalid == (Counter(near_duplicate=2) if reject else Counter())
+
+
+def test_wrong_answers_and_ungrounded_calls_are_rejected_when_asked():
+    """With check_answers, a call naming a city its question does not and a capital the table contradicts are
+    invalid (answer_check.py); a question of no computable form stays valid. Off: all three are valid."""
+    tokyo = 'What is the weather in Tokyo?","call":{"name":"get_weather","arguments":{"city":"Rome"}}}'
+    peru = 'What is the capital of Peru?","answer":"Quito"}'
+    free = 'Name a city on the Seine.","answer":"Rouen"}'
+    texts = [[ROME, tokyo], [peru, free]]
+    for on in (False, True):
+        cfg = SimpleNamespace(**{**vars(SIM_CFG), "check_answers": on})
+        invalid = Counter()
+        records = write_tasks(ScriptedEngine(texts), CharTok(), [TOOL_SEED, QA_SEED], lambda s: [], cfg, 0, invalid)
+        assert [r.reason for r in records] == ([None, "ungrounded_call", "wrong_answer", None] if on else [None] * 4)
+        assert [r.task is None for r in records] == [False, on, on, False]
+        assert invalid == (Counter(ungrounded_call=1, wrong_answer=1) if on else Counter())
 
 
 def test_write_tasks_with_no_seeds_asks_for_nothing():

@@ -153,6 +153,10 @@ class SimulatorConfig:
     # a generation whose answer equals a task its prompt showed (or an earlier one of the epoch) and whose
     # question rewords it is invalid (near_duplicate): never attempted, trained on or imitated (novelty.py)
     reject_near_duplicates: bool = True
+    # a generation whose question determines its answer (the embedded QA families' forms: arithmetic, weekdays, words,
+    # unit conversions, capitals) and whose answer is wrong, or whose tool call names a value its question does not,
+    # is invalid (wrong_answer, ungrounded_call): lightning_genenv/answer_check.py. Off: the paper checks nothing
+    check_answers: bool = False
     # what the rwr objective fits: "epoch", this epoch's own generations that passed the filter (the paper's "from
     # each environment-generated batch"); "pool", every one of D_env so far (the paper's SFT pool D_env), the weights
     # self-normalized over them all and R_env as measured when each was attempted. Against a frozen agent "epoch"
