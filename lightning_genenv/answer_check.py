@@ -166,14 +166,15 @@ def _leaves(value) -> list[str | int | float]:
 
 def grounded(task: Task) -> bool:
     """Whether every string and number among the call's arguments appears in the question (case and spacing aside;
-    a number as a whole number, ``3`` not in ``13``)."""
+    a number as a whole number, ``3`` not in ``13``, written as JSON wrote it or in its shortest form: ``2.0`` or
+    ``2``)."""
     question = " ".join(task.question.lower().split())
     for leaf in _leaves(task.answer.get("arguments", {})):
         if isinstance(leaf, str):
             if " ".join(leaf.lower().split()) not in question:
                 return False
-        elif not re.search(rf"(?<![\d.]){re.escape(_number(Fraction(str(leaf))) or str(leaf))}(?![\d]|\.\d)",
-                           question):
+        elif not any(re.search(rf"(?<![\d.]){re.escape(form)}(?!\d|\.\d)", question)
+                     for form in {str(leaf), _number(Fraction(str(leaf))) or str(leaf)}):
             return False
     return True
 

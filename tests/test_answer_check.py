@@ -79,6 +79,9 @@ def test_a_call_must_name_only_what_its_question_says():
     assert not grounded(dataclasses.replace(task, question="Weather in New York for 13 days"))
     assert not grounded(dataclasses.replace(task, answer=call(city="Boston", days=3)))
     assert grounded(dataclasses.replace(task, answer=call(city="New York", hourly=True)))  # booleans unchecked
+    assert grounded(dataclasses.replace(task, question="New York, 3.0 days", answer=call(city="New York", days=3.0)))
+    assert grounded(dataclasses.replace(task, answer=call(city="New York", days=3.0)))
+    assert not grounded(dataclasses.replace(task, question="New York, 3.5 days"))
     assert check_answer(dataclasses.replace(task, answer=call(city="Boston")), TOOL_SEED) == "ungrounded_call"
     # a seed whose own call paraphrases its question: its generations are not checked
     loose = dataclasses.replace(TOOL_SEED, question="Is it warm in the French capital?")
