@@ -7,10 +7,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "docs" / "results"
-# The budget for docs/results: the bytes of its regular files (a link counts as its own few bytes). It holds 19.1 MB,
-# of which 1.3 MB are the frozen-agent runs of the group objective (their curves, about 0.14 MB a run); a run that a
-# claim needs fits in the rest when it keeps what the claim reads (docs/results/runs/README.md).
-BUDGET_BYTES = 19_300_000
+# The budget for docs/results: the bytes of its regular files (a link counts as its own few bytes). It holds 20.4 MB,
+# of which 2.5 MB are the 18 frozen-agent runs of the group objective (their curves, about 0.14 MB a run); a run that
+# a claim needs fits in the rest when it keeps what the claim reads (docs/results/runs/README.md).
+BUDGET_BYTES = 20_600_000
 DOCUMENTS = ["README.md", "RESULTS.md", "BENCHMARKS.md", "EVALUATION.md", "docs/GUIDE.md",
              "docs/results/runs/README.md"]
 

@@ -1,10 +1,11 @@
 """The frozen-agent figures of the group objective (RESULTS.md "Frozen agent, group objective") as
 :class:`~lightning_genenv.report.claim.Claim` values, recomputed from the archived runs
 ``docs/results/frozen-group/<arm>-s<seed>`` (``tb/agent``'s per-epoch curriculum scalars, read by
-:func:`~lightning_genenv.report.runs.load_run`). Every arm shares each seed's epoch 0 with GenEnv-Random
-(``random``), so the arms are paired by seed. Left out: the first frozen-agent comparison (the paper's RWR), whose
-runs were not archived (``claims_runs.RECORDED``), and the per-epoch tables, which ``bench/curriculum_table.py``
-prints.
+:func:`~lightning_genenv.report.runs.load_run`). Every arm shares each seed's epoch 0 with its GenEnv-Random control
+(``random``; ``checked-random`` for the arms with ``simulator.check_answers``), so the arms are paired by seed; the
+check's own effect is the two never-trained arms paired (``checked-random`` − ``random``, every epoch). Left out: the
+first frozen-agent comparison (the paper's RWR), whose runs were not archived (``claims_runs.RECORDED``), and the
+per-epoch tables, which ``bench/curriculum_table.py`` prints.
 """
 
 from __future__ import annotations
@@ -23,8 +24,15 @@ SEEDS = (0, 1, 2)
 LAST = (3, 7)  # the last five of the eight epochs (0-7): the simulator has updated three times or more
 ABS_ERROR, IN_BAND, VALID = "curriculum/p_hat_abs_error", "curriculum/in_band_fraction", "sim/valid_rate"
 
-# the trained arms, as RESULTS.md's table names them
-ARMS = {"grpo-replay": "`grpo`, replay 0.75", "grpo-invalid": "`grpo`, invalid −0.5"}
+ALL = (0, 7)  # every epoch: the check's effect on the never-trained simulator, which never updates
+P_HAT = "curriculum/p_hat_mean"
+
+# the trained arms, as RESULTS.md's table names them, and the control each is paired with
+ARMS = {"grpo-replay": "`grpo`, replay 0.75", "grpo-invalid": "`grpo`, invalid −0.5",
+        "checked-grpo": "checked, `grpo`, invalid −0.5", "checked-unsolved": "checked, `grpo`, invalid and unsolved −0.5"}
+CONTROL = {"grpo-replay": "random", "grpo-invalid": "random", "checked-grpo": "checked-random",
+           "checked-unsolved": "checked-random"}
+CONTROLS = {"random": "GenEnv-Random", "checked-random": "checked, GenEnv-Random"}
 
 
 @lru_cache(maxsize=None)
@@ -37,17 +45,17 @@ def values(root: Path, arm: str, metric: str, epochs: tuple[int, int] = LAST) ->
     return [_run(root, arm, s).epoch_mean(metric, *epochs) for s in SEEDS]
 
 
-def per_seed(arm: str, metric: str, digits: int = 3) -> Callable[[Path], str]:
+def per_seed(arm: str, metric: str, digits: int = 3, epochs: tuple[int, int] = LAST) -> Callable[[Path], str]:
     """``arm``'s :func:`values` as RESULTS.md prints them, ``a / b / c``."""
-    return lambda root: " / ".join(f"{v:.{digits}f}" for v in values(root, arm, metric))
+    return lambda root: " / ".join(f"{v:.{digits}f}" for v in values(root, arm, metric, epochs))
 
 
-def minus_random(arm: str, metric: str) -> Callable[[Path], str]:
-    """``arm`` − GenEnv-Random over :data:`LAST`, paired by seed: mean [95% t interval]."""
-    return lambda root: ci(paired_difference(values(root, arm, metric), values(root, "random", metric)))
+def minus(arm: str, control: str, metric: str, epochs: tuple[int, int] = LAST) -> Callable[[Path], str]:
+    """``arm`` − ``control`` over ``epochs``, paired by seed: mean [95% t interval]."""
+    return lambda root: ci(paired_difference(values(root, arm, metric, epochs), values(root, control, metric, epochs)))
 
 
-# the figures as RESULTS.md's table prints them: (arm, metric, per seed, − Random)
+# the figures as RESULTS.md's table prints them: (arm, metric, per seed, − its control)
 _ROWS = (
     ("grpo-replay", ABS_ERROR, "0.411 / 0.465 / 0.419", "−0.003 [−0.069, +0.062]"),
     ("grpo-replay", IN_BAND, "0.126 / 0.027 / 0.107", "−0.001 [−0.131, +0.130]"),
@@ -55,24 +63,47 @@ _ROWS = (
     ("grpo-invalid", ABS_ERROR, "0.406 / 0.439 / 0.440", "−0.006 [−0.018, +0.005]"),
     ("grpo-invalid", IN_BAND, "0.124 / 0.035 / 0.061", "−0.014 [−0.082, +0.055]"),
     ("grpo-invalid", VALID, "0.500 / 0.669 / 0.481", "+0.173 [−0.024, +0.370]"),
+    ("checked-grpo", ABS_ERROR, "0.457 / 0.421 / 0.389", "+0.028 [−0.033, +0.089]"),
+    ("checked-grpo", IN_BAND, "0.029 / 0.114 / 0.158", "−0.018 [−0.117, +0.081]"),
+    ("checked-grpo", VALID, "0.231 / 0.344 / 0.312", "+0.054 [−0.119, +0.227]"),
+    ("checked-grpo", P_HAT, "0.062 / 0.137 / 0.202", "−0.003 [−0.137, +0.131]"),
 )
-_RANDOM = {ABS_ERROR: "0.416 / 0.441 / 0.447", IN_BAND: "0.125 / 0.081 / 0.056", VALID: "0.412 / 0.425 / 0.294"}
-_NAMES = {ABS_ERROR: "mean \\|p̂ − α\\|", IN_BAND: "in-band fraction", VALID: "valid rate"}
+_CONTROL_ROWS = {
+    "random": {ABS_ERROR: "0.416 / 0.441 / 0.447", IN_BAND: "0.125 / 0.081 / 0.056", VALID: "0.412 / 0.425 / 0.294"},
+    "checked-random": {ABS_ERROR: "0.413 / 0.380 / 0.389", IN_BAND: "0.083 / 0.138 / 0.134",
+                       VALID: "0.256 / 0.237 / 0.231", P_HAT: "0.114 / 0.148 / 0.147"},
+}
+_NAMES = {ABS_ERROR: "mean \\|p̂ − α\\|", IN_BAND: "in-band fraction", VALID: "valid rate", P_HAT: "mean p̂"}
 # the share of tasks that copy their seed, per seed (the text below the table)
 _COPIES = (("grpo-replay", "0.156 / 0.019 / 0.062"), ("random", "0.013 / 0.025 / 0.025"))
+# the check's effect on the never-trained simulator over every epoch: (metric, checked per seed, checked − unchecked)
+_CHECK = ((VALID, "0.270 / 0.242 / 0.254", "−0.158 [−0.304, −0.012]"),
+          (P_HAT, "0.154 / 0.137 / 0.194", "+0.052 [−0.002, +0.106]"))
+
+
+def _row(arm: str, metric: str) -> tuple[tuple[str, str], ...]:
+    return ((R, f"| {ARMS.get(arm) or CONTROLS[arm]}, {_NAMES[metric]} |"),)
+
 
 FROZEN_CLAIMS: tuple[Claim, ...] = (
     *(Claim(f"frozen agent, {arm}: {_NAMES[metric]} over epochs 3-7 per seed", seeds, per_seed(arm, metric),
-            ((R, f"| {ARMS[arm]}, {_NAMES[metric]}"),), f"{FROZEN}/{arm}-s*")
+            _row(arm, metric), f"{FROZEN}/{arm}-s*")
       for arm, metric, seeds, _ in _ROWS),
-    *(Claim(f"frozen agent, {arm} - GenEnv-Random: {_NAMES[metric]} over epochs 3-7, 3 pairs", diff,
-            minus_random(arm, metric), ((R, f"| {ARMS[arm]}, {_NAMES[metric]}"),),
-            f"{FROZEN}/{arm}-s*, {FROZEN}/random-s*")
+    *(Claim(f"frozen agent, {arm} - {CONTROL[arm]}: {_NAMES[metric]} over epochs 3-7, 3 pairs", diff,
+            minus(arm, CONTROL[arm], metric), _row(arm, metric), f"{FROZEN}/{arm}-s*, {FROZEN}/{CONTROL[arm]}-s*")
       for arm, metric, _, diff in _ROWS),
-    *(Claim(f"frozen agent, GenEnv-Random: {_NAMES[metric]} over epochs 3-7 per seed", seeds,
-            per_seed("random", metric), ((R, f"| GenEnv-Random, {_NAMES[metric]}"),), f"{FROZEN}/random-s*")
-      for metric, seeds in _RANDOM.items()),
+    *(Claim(f"frozen agent, {control}: {_NAMES[metric]} over epochs 3-7 per seed", seeds,
+            per_seed(control, metric), _row(control, metric), f"{FROZEN}/{control}-s*")
+      for control, rows in _CONTROL_ROWS.items() for metric, seeds in rows.items()),
     *(Claim(f"frozen agent, {arm}: share of tasks copying their seed over epochs 3-7 per seed", seeds,
             per_seed(arm, "sim/copy_of_seed_rate"), ((R, f"**{seeds}**"),), f"{FROZEN}/{arm}-s*")
       for arm, seeds in _COPIES),
+    *(Claim(f"frozen agent, checked-random: {_NAMES[metric]} over epochs 0-7 per seed", seeds,
+            per_seed("checked-random", metric, epochs=ALL), ((R, f"| {_NAMES[metric]}, every epoch |"),),
+            f"{FROZEN}/checked-random-s*")
+      for metric, seeds, _ in _CHECK),
+    *(Claim(f"frozen agent, checked-random - random: {_NAMES[metric]} over epochs 0-7, 3 pairs", diff,
+            minus("checked-random", "random", metric, ALL), ((R, f"| {_NAMES[metric]}, every epoch |"),),
+            f"{FROZEN}/checked-random-s*, {FROZEN}/random-s*")
+      for metric, _, diff in _CHECK),
 )
