@@ -29,7 +29,8 @@ P_HAT = "curriculum/p_hat_mean"
 
 # the trained arms, as RESULTS.md's table names them, and the control each is paired with
 ARMS = {"grpo-replay": "`grpo`, replay 0.75", "grpo-invalid": "`grpo`, invalid −0.5",
-        "checked-grpo": "checked, `grpo`, invalid −0.5", "checked-unsolved": "checked, `grpo`, invalid and unsolved −0.5"}
+        "checked-grpo": "checked, `grpo`, invalid −0.5",
+        "checked-unsolved": "checked, `grpo`, invalid and unsolved −0.5"}
 CONTROL = {"grpo-replay": "random", "grpo-invalid": "random", "checked-grpo": "checked-random",
            "checked-unsolved": "checked-random"}
 CONTROLS = {"random": "GenEnv-Random", "checked-random": "checked, GenEnv-Random"}
