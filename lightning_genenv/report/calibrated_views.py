@@ -91,7 +91,12 @@ def objective_row(objective: str, view: Callable[[Setting], list[float]]) -> Cal
     return per_seed(view, 2)(SHAPED, *seed_runs(f"{objective}-a05"))
 
 
-last_d = per_seed(lambda setting: [r.epochs[-1]["solver/difficulty_mean"] for r in setting.runs], 2)
+def end_difficulty(setting: Setting) -> list[float]:
+    """Each run's mean ``d`` at its last epoch."""
+    return [r.epochs[-1]["solver/difficulty_mean"] for r in setting.runs]
+
+
+last_d = per_seed(end_difficulty, 2)
 d_mean = per_seed(difficulty_values, 2)  # mean d from epoch 5 on
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from lightning_genenv.report.calibrated_views import (
     SHAPED,
+    end_difficulty,
     last_d,
     last_epochs,
     level_share,
@@ -57,13 +58,16 @@ _ANSWER = "| Does the simulator learn a curriculum? Calibrated solver |"
 _AT_PEAK = (("a02", 6.0, "0.55 / 0.37 / 0.47"), ("a05", 2.0, "0.73 / 0.63 / 0.78"), ("a08", 2.0, "0.61 / 0.60 / 0.74"),
             ("a08-d369", 3.0, "0.35 / 0.58 / 0.67"))
 
-# the target moving from d0 4.3 by 0.2 an epoch, seeds 0 and 1, with replay and never trained: (run stem, what,
-# view, value)
+# the target moving from d0 4.3 by 0.2 an epoch, seeds 0-2, with replay and never trained: (run stem, what, view,
+# value); then replay - never trained, paired by seed: (what, view, value)
 _MOVING = tuple((stem, what, view, value) for stem, values in (
-    ("replay-grpo-move-a05-d43", ("6.13 / 6.00", "0.026 / 0.032", "0.175 / 0.086")),
-    ("untrained-move-a05-d43", ("3.80 / 4.13", "0.282 / 0.241", "0.202 / 0.171")))
+    ("replay-grpo-move-a05-d43", ("6.13 / 6.00 / 5.19", "0.026 / 0.032 / 0.264", "0.175 / 0.086 / 0.216")),
+    ("untrained-move-a05-d43", ("3.80 / 4.13 / 3.44", "0.282 / 0.241 / 0.108", "0.202 / 0.171 / 0.156")))
     for (what, view), value in zip((("mean d at epoch 10", last_d), ("|p-bar - alpha| at epoch 10", last_epochs),
                                     ("mean |p-bar - alpha| over epochs 5-10", tail_means)), values))
+_MOVING_PAIRED = (("mean d at epoch 10", end_difficulty, "+1.983 [+1.224, +2.741]"),
+                  ("|p-bar - alpha| at epoch 10", Setting.last, "−0.103 [−0.664, +0.458]"),
+                  ("mean |p-bar - alpha| over epochs 5-10", Setting.tail_mean, "−0.017 [−0.198, +0.164]"))
 
 REPLAY_CLAIMS: tuple[Claim, ...] = (
     *(Claim(f"calibrated solver, replayed seeds, {tag}: {what}", value, compute,
@@ -87,6 +91,10 @@ REPLAY_CLAIMS: tuple[Claim, ...] = (
             f"{SHAPED}/replay-grpo-{tag}-s*/calibration_tasks.jsonl.gz")
       for tag, level, value in _AT_PEAK),
     *(Claim(f"calibrated solver, moving target, {stem}: {what} per seed", value,
-            view(SHAPED, *seed_runs(stem, (0, 1))), ((R, f"**{value}**"),), f"{SHAPED}/{stem}-s*")
+            view(SHAPED, *seed_runs(stem)), ((R, f"**{value}**"),), f"{SHAPED}/{stem}-s*")
       for stem, what, view, value in _MOVING),
+    *(Claim(f"calibrated solver, moving target, replay - never trained: {what}, 3 pairs", value,
+            trained_minus_untrained("replay-grpo-move-a05-d43", "untrained-move-a05-d43", view),
+            ((R, f"**{value}**"),), f"{SHAPED}/replay-grpo-move-a05-d43-s*, {SHAPED}/untrained-move-a05-d43-s*")
+      for what, view, value in _MOVING_PAIRED),
 )
