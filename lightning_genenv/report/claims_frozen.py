@@ -68,6 +68,10 @@ _ROWS = (
     ("checked-grpo", IN_BAND, "0.029 / 0.114 / 0.158", "−0.018 [−0.117, +0.081]"),
     ("checked-grpo", VALID, "0.231 / 0.344 / 0.312", "+0.054 [−0.119, +0.227]"),
     ("checked-grpo", P_HAT, "0.062 / 0.137 / 0.202", "−0.003 [−0.137, +0.131]"),
+    ("checked-unsolved", ABS_ERROR, "0.429 / 0.419 / 0.426", "+0.030 [−0.001, +0.062]"),
+    ("checked-unsolved", IN_BAND, "0.065 / 0.085 / 0.035", "−0.057 [−0.157, +0.044]"),
+    ("checked-unsolved", VALID, "0.200 / 0.231 / 0.287", "−0.002 [−0.142, +0.138]"),
+    ("checked-unsolved", P_HAT, "0.076 / 0.086 / 0.103", "−0.048 [−0.079, −0.017]"),
 )
 _CONTROL_ROWS = {
     "random": {ABS_ERROR: "0.416 / 0.441 / 0.447", IN_BAND: "0.125 / 0.081 / 0.056", VALID: "0.412 / 0.425 / 0.294"},
@@ -75,11 +79,18 @@ _CONTROL_ROWS = {
                        VALID: "0.256 / 0.237 / 0.231", P_HAT: "0.114 / 0.148 / 0.147"},
 }
 _NAMES = {ABS_ERROR: "mean \\|p̂ − α\\|", IN_BAND: "in-band fraction", VALID: "valid rate", P_HAT: "mean p̂"}
-# the share of tasks that copy their seed, per seed (the text below the table)
-_COPIES = (("grpo-replay", "0.156 / 0.019 / 0.062"), ("random", "0.013 / 0.025 / 0.025"))
+# the share of tasks that copy their seed, and of near-duplicates, per seed (the text below the tables)
+COPIES, NEAR = "sim/copy_of_seed_rate", "sim/near_duplicate_rate"
+_SHARES = (("grpo-replay", COPIES, "0.156 / 0.019 / 0.062"), ("random", COPIES, "0.013 / 0.025 / 0.025"),
+           ("checked-unsolved", NEAR, "0.362 / 0.181 / 0.350"), ("checked-random", NEAR, "0.181 / 0.212 / 0.169"))
 # the check's effect on the never-trained simulator over every epoch: (metric, checked per seed, checked − unchecked)
 _CHECK = ((VALID, "0.270 / 0.242 / 0.254", "−0.158 [−0.304, −0.012]"),
           (P_HAT, "0.154 / 0.137 / 0.194", "+0.052 [−0.002, +0.106]"))
+
+
+# the differences the answers' table quotes too
+_HEADLINE = {("checked-grpo", ABS_ERROR), ("checked-unsolved", ABS_ERROR), ("checked-unsolved", P_HAT)}
+_ANSWER = "| Does the simulator learn a curriculum? Frozen agent |"
 
 
 def _row(arm: str, metric: str) -> tuple[tuple[str, str], ...]:
@@ -91,14 +102,16 @@ FROZEN_CLAIMS: tuple[Claim, ...] = (
             _row(arm, metric), f"{FROZEN}/{arm}-s*")
       for arm, metric, seeds, _ in _ROWS),
     *(Claim(f"frozen agent, {arm} - {CONTROL[arm]}: {_NAMES[metric]} over epochs 3-7, 3 pairs", diff,
-            minus(arm, CONTROL[arm], metric), _row(arm, metric), f"{FROZEN}/{arm}-s*, {FROZEN}/{CONTROL[arm]}-s*")
+            minus(arm, CONTROL[arm], metric),
+            _row(arm, metric) + (((R, _ANSWER),) if (arm, metric) in _HEADLINE else ()),
+            f"{FROZEN}/{arm}-s*, {FROZEN}/{CONTROL[arm]}-s*")
       for arm, metric, _, diff in _ROWS),
     *(Claim(f"frozen agent, {control}: {_NAMES[metric]} over epochs 3-7 per seed", seeds,
             per_seed(control, metric), _row(control, metric), f"{FROZEN}/{control}-s*")
       for control, rows in _CONTROL_ROWS.items() for metric, seeds in rows.items()),
-    *(Claim(f"frozen agent, {arm}: share of tasks copying their seed over epochs 3-7 per seed", seeds,
-            per_seed(arm, "sim/copy_of_seed_rate"), ((R, f"**{seeds}**"),), f"{FROZEN}/{arm}-s*")
-      for arm, seeds in _COPIES),
+    *(Claim(f"frozen agent, {arm}: {metric} over epochs 3-7 per seed", seeds, per_seed(arm, metric),
+            ((R, f"**{seeds}**"),), f"{FROZEN}/{arm}-s*")
+      for arm, metric, seeds in _SHARES),
     *(Claim(f"frozen agent, checked-random: {_NAMES[metric]} over epochs 0-7 per seed", seeds,
             per_seed("checked-random", metric, epochs=ALL), ((R, f"| {_NAMES[metric]}, every epoch |"),),
             f"{FROZEN}/checked-random-s*")
