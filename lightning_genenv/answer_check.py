@@ -75,7 +75,10 @@ def _number(value: Fraction) -> str | None:
     if value.denominator == 1:
         return str(value.numerator)
     scaled = value * 1000
-    return format(float(value), "g") if scaled.denominator == 1 else None
+    if scaled.denominator != 1:
+        return None
+    whole, thousandths = divmod(abs(scaled.numerator), 1000)
+    return f"{'-' if value < 0 else ''}{whole}.{thousandths:03d}".rstrip("0")
 
 
 def _evaluate(tokens: list[str]) -> Fraction | None:

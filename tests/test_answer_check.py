@@ -33,6 +33,7 @@ def test_every_embedded_seed_passes_the_check():
     ("what's 100 - 4 * 5 + 2?", "82"),
     ("Calculate 84 ÷ 4 minus 1.", "20"),
     ("What is 7 divided by 2?", "3.5"),
+    ("What is 1234567 divided by 8?", "154320.875"),
     ("What is the sum of 4 and 9?", "13"),
     ("What is the product of 6 and 7?", "42"),
     ("Ben has 40 pears and gives away 15 of them. How many pears does Ben have now?", "25"),
