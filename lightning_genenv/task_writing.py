@@ -9,7 +9,8 @@ Each valid generation's :func:`~lightning_genenv.novelty.novelty` is measured ag
 prompt showed (seed, examples, the agent's solved and failed task) and the earlier generations of the
 same call; with ``simulator.reject_near_duplicates`` a near-duplicate is invalid (``"near_duplicate"``):
 not attempted, not trained on, not imitated by the simulator. With ``simulator.check_answers`` so is a task
-whose answer its question determines and contradicts (:mod:`lightning_genenv.answer_check`).
+whose answer its question determines and contradicts, or whose call names a value its question does not
+(:mod:`lightning_genenv.answer_check`).
 
 Deliberately left out: retrying invalid generations (the invalid rate is itself a training signal
 and a metric) and duplicates across ranks (each rank compares the generations it wrote).
