@@ -33,7 +33,7 @@ from fractions import Fraction
 
 from lightning_genenv.rewards import exact_match
 from lightning_genenv.seeds.qa_families import CAPITALS, DAYS, UNIT_FACTS
-from lightning_genenv.tasks import Task
+from lightning_genenv.tasks import Task, canonical_json
 
 _NUM = r"\d+(?:\.\d+)?"
 _OPS = {"plus": "+", "+": "+", "minus": "-", "-": "-", "times": "*", "multiplied by": "*", "*": "*", "x": "*",
@@ -44,9 +44,9 @@ _EXPR = re.compile(rf"{_ASK}\s+(?:the value of\s+)?((?:{_NUM}\s*(?:{_OP})\s*)+{_
 _TOKEN = re.compile(rf"{_NUM}|{_OP}", re.IGNORECASE)
 _NAMED = re.compile(rf"{_ASK}\s+the (sum|product|difference) of ({_NUM}) and ({_NUM})\s*[?.]?", re.IGNORECASE)
 _NAMED_OPS = {"sum": "+", "product": "*", "difference": "-"}
-_MORE = re.compile(rf"\bhas ({_NUM}) (\w+) and (buys|gets|finds|receives|gives away|eats|loses|sells) ({_NUM})\b"
+_MORE_VERBS, _LESS_VERBS = ("buys", "gets", "finds", "receives"), ("gives away", "eats", "loses", "sells")
+_MORE = re.compile(rf"\bhas ({_NUM}) (\w+) and ({'|'.join(_MORE_VERBS + _LESS_VERBS)}) ({_NUM})\b"
                    rf"[^.?]*\.\s*how many \2\b", re.IGNORECASE)
-_LESS_VERBS = {"gives away", "eats", "loses", "sells"}
 _DAY = "|".join(DAYS)
 _DAYS_AHEAD = re.compile(rf"today is ({_DAY})\b.*\bin (\d+) days?\b", re.IGNORECASE)
 _DAYS_AGO = re.compile(rf"today is ({_DAY})\b.*\b(\d+) days? ago\b", re.IGNORECASE)
@@ -104,15 +104,14 @@ def _evaluate(tokens: list[str]) -> Fraction | None:
 def _arithmetic(question: str) -> str | None:
     if m := _EXPR.fullmatch(question):
         tokens = _TOKEN.findall(m[1])
-        value = _evaluate(tokens)
-        return _number(value) if value is not None and value >= 0 else None
-    if m := _NAMED.fullmatch(question):
-        value = _evaluate([m[2], _NAMED_OPS[m[1].lower()], m[3]])
-        return _number(value) if value is not None and value >= 0 else None
-    if m := _MORE.search(question):
-        value = _evaluate([m[1], "-" if m[3].lower() in _LESS_VERBS else "+", m[4]])
-        return _number(value) if value is not None and value >= 0 else None
-    return None
+    elif m := _NAMED.fullmatch(question):
+        tokens = [m[2], _NAMED_OPS[m[1].lower()], m[3]]
+    elif m := _MORE.search(question):
+        tokens = [m[1], "-" if m[3].lower() in _LESS_VERBS else "+", m[4]]
+    else:
+        return None
+    value = _evaluate(tokens)
+    return _number(value) if value is not None and value >= 0 else None
 
 
 def _days(question: str) -> str | None:
@@ -169,15 +168,15 @@ def _leaves(value) -> list[str | int | float]:
 
 def grounded(task: Task) -> bool:
     """Whether every string and number among the call's arguments appears in the question (case and spacing aside;
-    a number as a whole number, ``3`` not in ``13``, written as JSON wrote it or in its shortest form: ``2.0`` or
-    ``2``)."""
+    a number as a whole number, ``3`` not in ``13``, written as JSON wrote it or in its canonical form,
+    ``tasks.canonical_json``, as the call scorer compares it: ``2.0`` or ``2``)."""
     question = " ".join(task.question.lower().split())
     for leaf in _leaves(task.answer.get("arguments", {})):
         if isinstance(leaf, str):
             if " ".join(leaf.lower().split()) not in question:
                 return False
         elif not any(re.search(rf"(?<![\d.]){re.escape(form)}(?!\d|\.\d)", question)
-                     for form in {str(leaf), _number(Fraction(str(leaf))) or str(leaf)}):
+                     for form in {str(leaf), canonical_json(leaf)}):
             return False
     return True
 
