@@ -187,3 +187,13 @@ def test_right_answers_counts_the_seeds_form_alone_and_checks_its_number(tmp_pat
         (folder / "calibration_tasks.jsonl").write_text("\n".join(lines) + "\n")
     # the apples question is not in the seeds' form; 45, 36 and -12 are right, 60 is not
     assert right_answers("grid")(tmp_path) == "3 of 4 (75%)"
+
+
+def test_the_archived_summary_is_the_archived_runs_summary():
+    """docs/results/calibrated-shaped/summary.md's table is what the summary of the runs beside it prints now."""
+    from pathlib import Path
+
+    folder = Path(__file__).resolve().parents[1] / "docs" / "results" / "calibrated-shaped"
+    runs = sorted(p for p in folder.iterdir() if p.is_dir())
+    stored = [ln for ln in (folder / "summary.md").read_text(encoding="utf-8").splitlines() if ln.startswith("|")]
+    assert len(runs) > 50 and stored == summary_table([read_run(run) for run in runs]).splitlines()
