@@ -30,10 +30,12 @@ P_HAT = "curriculum/p_hat_mean"
 # the trained arms, as RESULTS.md's table names them, and the control each is paired with
 ARMS = {"grpo-replay": "`grpo`, replay 0.75", "grpo-invalid": "`grpo`, invalid −0.5",
         "checked-grpo": "checked, `grpo`, invalid −0.5",
-        "checked-unsolved": "checked, `grpo`, invalid and unsolved −0.5"}
+        "checked-unsolved": "checked, `grpo`, invalid and unsolved −0.5",
+        "g16-grpo": "16 seeds × 4, 4 attempts, `grpo`", "fam-grpo": "four families, `grpo`"}
 CONTROL = {"grpo-replay": "random", "grpo-invalid": "random", "checked-grpo": "checked-random",
-           "checked-unsolved": "checked-random"}
-CONTROLS = {"random": "GenEnv-Random", "checked-random": "checked, GenEnv-Random"}
+           "checked-unsolved": "checked-random", "g16-grpo": "g16-random", "fam-grpo": "fam-random"}
+CONTROLS = {"random": "GenEnv-Random", "checked-random": "checked, GenEnv-Random",
+            "g16-random": "16 seeds × 4, 4 attempts, GenEnv-Random", "fam-random": "four families, GenEnv-Random"}
 
 
 @lru_cache(maxsize=None)
@@ -72,24 +74,35 @@ _ROWS = (
     ("checked-unsolved", IN_BAND, "0.065 / 0.085 / 0.035", "−0.057 [−0.157, +0.044]"),
     ("checked-unsolved", VALID, "0.200 / 0.231 / 0.287", "−0.002 [−0.142, +0.138]"),
     ("checked-unsolved", P_HAT, "0.076 / 0.086 / 0.103", "−0.048 [−0.079, −0.017]"),
+    ("g16-grpo", ABS_ERROR, "0.440 / 0.414 / 0.395", "+0.017 [−0.030, +0.065]"),
+    ("g16-grpo", IN_BAND, "0.214 / 0.239 / 0.298", "−0.066 [−0.188, +0.056]"),
+    ("g16-grpo", VALID, "0.303 / 0.294 / 0.284", "+0.108 [+0.041, +0.175]"),
+    ("g16-grpo", P_HAT, "0.106 / 0.176 / 0.141", "−0.039 [−0.239, +0.161]"),
 )
 _CONTROL_ROWS = {
     "random": {ABS_ERROR: "0.416 / 0.441 / 0.447", IN_BAND: "0.125 / 0.081 / 0.056", VALID: "0.412 / 0.425 / 0.294"},
     "checked-random": {ABS_ERROR: "0.413 / 0.380 / 0.389", IN_BAND: "0.083 / 0.138 / 0.134",
                        VALID: "0.256 / 0.237 / 0.231", P_HAT: "0.114 / 0.148 / 0.147"},
+    "g16-random": {ABS_ERROR: "0.402 / 0.413 / 0.382", IN_BAND: "0.307 / 0.247 / 0.393",
+                   VALID: "0.219 / 0.191 / 0.147", P_HAT: "0.158 / 0.128 / 0.253"},
 }
 _NAMES = {ABS_ERROR: "mean \\|p̂ − α\\|", IN_BAND: "in-band fraction", VALID: "valid rate", P_HAT: "mean p̂"}
 # the share of tasks that copy their seed, and of near-duplicates, per seed (the text below the tables)
 COPIES, NEAR = "sim/copy_of_seed_rate", "sim/near_duplicate_rate"
 _SHARES = (("grpo-replay", COPIES, "0.156 / 0.019 / 0.062"), ("random", COPIES, "0.013 / 0.025 / 0.025"),
-           ("checked-unsolved", NEAR, "0.362 / 0.181 / 0.350"), ("checked-random", NEAR, "0.181 / 0.212 / 0.169"))
+           ("checked-unsolved", NEAR, "0.362 / 0.181 / 0.350"), ("checked-random", NEAR, "0.181 / 0.212 / 0.169"),
+           ("g16-grpo", NEAR, "0.269 / 0.188 / 0.253"), ("g16-random", NEAR, "0.194 / 0.175 / 0.191"))
+# the simulator's steps an epoch, per seed, with 8 and with 16 seeds an epoch (the text above the last table)
+STEPS = "sim/steps"
+_STEPS = (("checked-grpo", "4.8 / 6.0 / 5.2"), ("g16-grpo", "10.8 / 10.8 / 10.0"))
 # the check's effect on the never-trained simulator over every epoch: (metric, checked per seed, checked − unchecked)
 _CHECK = ((VALID, "0.270 / 0.242 / 0.254", "−0.158 [−0.304, −0.012]"),
           (P_HAT, "0.154 / 0.137 / 0.194", "+0.052 [−0.002, +0.106]"))
 
 
 # the differences the answers' table quotes too
-_HEADLINE = {("checked-grpo", ABS_ERROR), ("checked-unsolved", ABS_ERROR), ("checked-unsolved", P_HAT)}
+_HEADLINE = {("checked-grpo", ABS_ERROR), ("checked-unsolved", ABS_ERROR), ("checked-unsolved", P_HAT),
+             ("g16-grpo", ABS_ERROR), ("g16-grpo", VALID)}
 _ANSWER = "| Does the simulator learn a curriculum? Frozen agent |"
 
 
@@ -112,6 +125,9 @@ FROZEN_CLAIMS: tuple[Claim, ...] = (
     *(Claim(f"frozen agent, {arm}: {metric} over epochs 3-7 per seed", seeds, per_seed(arm, metric),
             ((R, f"**{seeds}**"),), f"{FROZEN}/{arm}-s*")
       for arm, metric, seeds in _SHARES),
+    *(Claim(f"frozen agent, {arm}: {STEPS} over epochs 3-7 per seed", seeds, per_seed(arm, STEPS, 1),
+            ((R, f"**{seeds}**"),), f"{FROZEN}/{arm}-s*")
+      for arm, seeds in _STEPS),
     *(Claim(f"frozen agent, checked-random: {_NAMES[metric]} over epochs 0-7 per seed", seeds,
             per_seed("checked-random", metric, epochs=ALL), ((R, f"| {_NAMES[metric]}, every epoch |"),),
             f"{FROZEN}/checked-random-s*")
