@@ -21,6 +21,7 @@ from lightning_genenv.report.stats import paired_difference
 
 FROZEN = RESULTS / "frozen-group"
 SEEDS = (0, 1, 2)
+SEEDS_OF = {"fam-grpo": (0, 1), "fam-random": (0, 1)}  # an arm run on fewer seeds than SEEDS
 LAST = (3, 7)  # the last five of the eight epochs (0-7): the simulator has updated three times or more
 ABS_ERROR, IN_BAND, VALID = "curriculum/p_hat_abs_error", "curriculum/in_band_fraction", "sim/valid_rate"
 
@@ -45,7 +46,7 @@ def _run(root: Path, arm: str, seed: int):
 
 def values(root: Path, arm: str, metric: str, epochs: tuple[int, int] = LAST) -> list[float]:
     """Each seed's mean of ``metric`` over ``epochs`` (first, last), for ``arm``."""
-    return [_run(root, arm, s).epoch_mean(metric, *epochs) for s in SEEDS]
+    return [_run(root, arm, s).epoch_mean(metric, *epochs) for s in SEEDS_OF.get(arm, SEEDS)]
 
 
 def per_seed(arm: str, metric: str, digits: int = 3, epochs: tuple[int, int] = LAST) -> Callable[[Path], str]:
@@ -78,6 +79,10 @@ _ROWS = (
     ("g16-grpo", IN_BAND, "0.214 / 0.239 / 0.298", "−0.066 [−0.188, +0.056]"),
     ("g16-grpo", VALID, "0.303 / 0.294 / 0.284", "+0.108 [+0.041, +0.175]"),
     ("g16-grpo", P_HAT, "0.106 / 0.176 / 0.141", "−0.039 [−0.239, +0.161]"),
+    ("fam-grpo", ABS_ERROR, "0.411 / 0.368", "−0.029 [−0.172, +0.114]"),
+    ("fam-grpo", IN_BAND, "0.281 / 0.409", "+0.088 [−0.418, +0.593]"),
+    ("fam-grpo", VALID, "0.469 / 0.456", "+0.158 [−0.061, +0.376]"),
+    ("fam-grpo", P_HAT, "0.164 / 0.280", "+0.066 [−0.120, +0.252]"),
 )
 _CONTROL_ROWS = {
     "random": {ABS_ERROR: "0.416 / 0.441 / 0.447", IN_BAND: "0.125 / 0.081 / 0.056", VALID: "0.412 / 0.425 / 0.294"},
@@ -85,6 +90,8 @@ _CONTROL_ROWS = {
                        VALID: "0.256 / 0.237 / 0.231", P_HAT: "0.114 / 0.148 / 0.147"},
     "g16-random": {ABS_ERROR: "0.402 / 0.413 / 0.382", IN_BAND: "0.307 / 0.247 / 0.393",
                    VALID: "0.219 / 0.191 / 0.147", P_HAT: "0.158 / 0.128 / 0.253"},
+    "fam-random": {ABS_ERROR: "0.451 / 0.386", IN_BAND: "0.154 / 0.361", VALID: "0.294 / 0.316",
+                   P_HAT: "0.083 / 0.229"},
 }
 _NAMES = {ABS_ERROR: "mean \\|p̂ − α\\|", IN_BAND: "in-band fraction", VALID: "valid rate", P_HAT: "mean p̂"}
 # the share of tasks that copy their seed, and of near-duplicates, per seed (the text below the tables)
@@ -94,7 +101,7 @@ _SHARES = (("grpo-replay", COPIES, "0.156 / 0.019 / 0.062"), ("random", COPIES, 
            ("g16-grpo", NEAR, "0.269 / 0.188 / 0.253"), ("g16-random", NEAR, "0.194 / 0.175 / 0.191"))
 # the simulator's steps an epoch, per seed, with 8 and with 16 seeds an epoch (the text above the last table)
 STEPS = "sim/steps"
-_STEPS = (("checked-grpo", "4.8 / 6.0 / 5.2"), ("g16-grpo", "10.8 / 10.8 / 10.0"))
+_STEPS = (("checked-grpo", "4.8 / 6.0 / 5.2"), ("g16-grpo", "10.8 / 10.8 / 10.0"), ("fam-grpo", "13.2 / 13.4"))
 # the check's effect on the never-trained simulator over every epoch: (metric, checked per seed, checked − unchecked)
 _CHECK = ((VALID, "0.270 / 0.242 / 0.254", "−0.158 [−0.304, −0.012]"),
           (P_HAT, "0.154 / 0.137 / 0.194", "+0.052 [−0.002, +0.106]"))
@@ -102,7 +109,8 @@ _CHECK = ((VALID, "0.270 / 0.242 / 0.254", "−0.158 [−0.304, −0.012]"),
 
 # the differences the answers' table quotes too
 _HEADLINE = {("checked-grpo", ABS_ERROR), ("checked-unsolved", ABS_ERROR), ("checked-unsolved", P_HAT),
-             ("g16-grpo", ABS_ERROR), ("g16-grpo", VALID)}
+             ("g16-grpo", ABS_ERROR), ("g16-grpo", VALID),
+             ("fam-grpo", ABS_ERROR)}
 _ANSWER = "| Does the simulator learn a curriculum? Frozen agent |"
 
 
@@ -114,7 +122,8 @@ FROZEN_CLAIMS: tuple[Claim, ...] = (
     *(Claim(f"frozen agent, {arm}: {_NAMES[metric]} over epochs 3-7 per seed", seeds, per_seed(arm, metric),
             _row(arm, metric), f"{FROZEN}/{arm}-s*")
       for arm, metric, seeds, _ in _ROWS),
-    *(Claim(f"frozen agent, {arm} - {CONTROL[arm]}: {_NAMES[metric]} over epochs 3-7, 3 pairs", diff,
+    *(Claim(f"frozen agent, {arm} - {CONTROL[arm]}: {_NAMES[metric]} over epochs 3-7, "
+            f"{len(SEEDS_OF.get(arm, SEEDS))} pairs", diff,
             minus(arm, CONTROL[arm], metric),
             _row(arm, metric) + (((R, _ANSWER),) if (arm, metric) in _HEADLINE else ()),
             f"{FROZEN}/{arm}-s*, {FROZEN}/{CONTROL[arm]}-s*")
