@@ -44,9 +44,14 @@ def _run(root: Path, arm: str, seed: int):
     return load_run(root / FROZEN / f"{arm}-s{seed}")
 
 
+def arm_seeds(arm: str) -> tuple[int, ...]:
+    """The seeds ``arm`` was run on (and so, for a trained arm, its pairs)."""
+    return SEEDS_OF.get(arm, SEEDS)
+
+
 def values(root: Path, arm: str, metric: str, epochs: tuple[int, int] = LAST) -> list[float]:
     """Each seed's mean of ``metric`` over ``epochs`` (first, last), for ``arm``."""
-    return [_run(root, arm, s).epoch_mean(metric, *epochs) for s in SEEDS_OF.get(arm, SEEDS)]
+    return [_run(root, arm, s).epoch_mean(metric, *epochs) for s in arm_seeds(arm)]
 
 
 def per_seed(arm: str, metric: str, digits: int = 3, epochs: tuple[int, int] = LAST) -> Callable[[Path], str]:
@@ -109,8 +114,7 @@ _CHECK = ((VALID, "0.270 / 0.242 / 0.254", "−0.158 [−0.304, −0.012]"),
 
 # the differences the answers' table quotes too
 _HEADLINE = {("checked-grpo", ABS_ERROR), ("checked-unsolved", ABS_ERROR), ("checked-unsolved", P_HAT),
-             ("g16-grpo", ABS_ERROR), ("g16-grpo", VALID),
-             ("fam-grpo", ABS_ERROR)}
+             ("g16-grpo", ABS_ERROR), ("g16-grpo", VALID), ("fam-grpo", ABS_ERROR)}
 _ANSWER = "| Does the simulator learn a curriculum? Frozen agent |"
 
 
@@ -123,7 +127,7 @@ FROZEN_CLAIMS: tuple[Claim, ...] = (
             _row(arm, metric), f"{FROZEN}/{arm}-s*")
       for arm, metric, seeds, _ in _ROWS),
     *(Claim(f"frozen agent, {arm} - {CONTROL[arm]}: {_NAMES[metric]} over epochs 3-7, "
-            f"{len(SEEDS_OF.get(arm, SEEDS))} pairs", diff,
+            f"{len(arm_seeds(arm))} pairs", diff,
             minus(arm, CONTROL[arm], metric),
             _row(arm, metric) + (((R, _ANSWER),) if (arm, metric) in _HEADLINE else ()),
             f"{FROZEN}/{arm}-s*, {FROZEN}/{CONTROL[arm]}-s*")
