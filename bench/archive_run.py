@@ -1,7 +1,8 @@
 """Keep a run without its weights: a copy of the run directory that the repository can hold, which the report
 and the analyses read as they read the run.
 
-    python bench/archive_run.py runs=[runs/a,runs/b] out=docs/results/runs [max_file_mb=20] [claims_only=true]
+    python bench/archive_run.py runs=[runs/a,runs/b] out=docs/results/runs [max_file_mb=20] [claims_only=true] \
+        [link_within=docs/results]
 
 Each run is copied to ``out/<the run directory's name>/`` byte for byte, all but ``checkpoints/`` and ``final/``
 (the weights, about 3 GiB a default run): ``config.yaml``, ``run_choices.json``, ``run_record.json``,
@@ -16,12 +17,13 @@ in the repository, so that its tables can be recomputed and its plots redrawn wi
 ``claims_only=true`` keeps what the documents' figures read (``report.claims``, ``held_out_gain.py``,
 ``phase_times.py``, ``paired_epochs.py``): everything above but the pools' records (``pools/*.jsonl``, kept:
 ``pools/manifest.json``, their per-epoch counts and hashes) and ``static_tasks.jsonl``, the bulk of a run (0.67 to
-0.77 of the 0.8 to 1.1 MB of the archived default-sized runs); the report's per-family ``p̂``, ``p_hat_headroom.py`` and ``near_duplicates.py`` need the records.
+0.77 of the 0.8 to 1.1 MB of the archived default-sized runs); the report's per-family ``p̂``,
+``p_hat_headroom.py`` and ``near_duplicates.py`` need the records.
 
-A file byte for byte equal to one already under ``out`` (the same step-0 validation of a seed in several settings,
-the same run choices) is stored once: the copy becomes a relative link to the file already there, listed with its
-hash like any other and under ``linked`` in ``archive.json`` (``docs/results`` holds no file twice,
-``tests/test_results_archive.py``).
+A file byte for byte equal to one already under ``link_within`` (default: ``out``; the same step-0 validation of a
+seed in several settings, the same run choices) is stored once: the copy becomes a relative link to the file
+already there, listed with its hash like any other and under ``linked`` in ``archive.json``. ``docs/results``
+holds no file twice (``tests/test_results_archive.py``), so an archive there takes ``link_within=docs/results``.
 
 A target that exists is refused (an archive is never overwritten or merged into), as are a run that is not a
 run directory (no ``config.yaml``) and one without ``summary.json`` (unfinished) unless ``unfinished=true``.
@@ -55,6 +57,7 @@ class Args:
     max_file_mb: float = 20.0  # a file larger than this is left out and listed in archive.json
     unfinished: bool = False  # also copy a run without summary.json (stopped or still running)
     claims_only: bool = False  # leave out the pools' records and static_tasks.jsonl (no figure reads them)
+    link_within: str = ""  # the folder searched for a file already kept to link to; empty: out
 
 
 def _records_only(rel: Path) -> bool:
@@ -137,9 +140,11 @@ def main(argv: list[str]) -> list[Path]:
     if len(set(targets)) != len(targets):
         raise SystemExit("two runs have the same directory name: their copies would collide")
     refusals = [why for run, target in pairs if (why := _refusal(run, target, args.unfinished))]
+    if args.link_within and not Path(args.link_within).is_dir():
+        refusals.append(f"link_within={args.link_within}: not a folder")
     if refusals:
         raise SystemExit("\n".join(refusals))
-    store = stored(out)
+    store = stored(Path(args.link_within) if args.link_within else out)
     for run, target in pairs:
         record = archive(run, target, max_bytes, args.claims_only, store)
         size = sum(f["bytes"] for f in record["files"].values())

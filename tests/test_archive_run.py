@@ -76,6 +76,21 @@ def test_a_file_already_kept_is_linked_not_stored_twice(tmp_path):
     assert gain_module.start_end(target) == gain_module.start_end(second)
 
 
+def test_link_within_finds_a_file_kept_outside_out(tmp_path):
+    first, second = _run(tmp_path, "s0"), _run(tmp_path, "s1")
+    kept = tmp_path / "results"
+    archive_module.main([f"runs=[{first}]", f"out={kept / 'a'}"])
+    [alone] = archive_module.main([f"runs=[{second}]", f"out={kept / 'b'}"])  # searches only its own out
+    assert not json.loads((alone / "archive.json").read_text())["linked"]
+    [target] = archive_module.main([f"runs=[{second}]", f"out={kept / 'c'}", f"link_within={kept / 'a'}"])
+    record = json.loads((target / "archive.json").read_text())
+    assert record["linked"]["validation/step0.jsonl"] == "../../a/s0/validation/step0.jsonl"
+    assert (target / "validation" / "step0.jsonl").read_bytes() == (first / "validation" / "step0.jsonl").read_bytes()
+    with pytest.raises(SystemExit, match="link_within=.*: not a folder"):
+        archive_module.main([f"runs=[{second}]", f"out={kept / 'd'}", f"link_within={kept / 'none'}"])
+    assert not (kept / "d").exists()
+
+
 def test_claims_only_leaves_out_the_records_and_keeps_what_the_figures_read(tmp_path):
     run = _run(tmp_path, "r0")
     (run / "pools" / "manifest.json").write_text('{"version": 1}\n')
