@@ -9,10 +9,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "docs" / "results"
-# The budget for docs/results: the bytes of its regular files (a link counts as its own few bytes). It holds 21.8 MB,
-# of which 3.8 MB are the 34 frozen-agent runs of the group objective (their curves, about 0.11 MB a run); a run that
+# The budget for docs/results: the bytes of its regular files (a link counts as its own few bytes). It holds 22.9 MB,
+# of which 4.9 MB are the 36 frozen-agent runs of the group objective (their curves, about 0.14 MB a run); a run that
 # a claim needs fits in the rest when it keeps what the claim reads (docs/results/runs/README.md).
-BUDGET_BYTES = 22_000_000
+BUDGET_BYTES = 23_500_000
 DOCUMENTS = ["README.md", "RESULTS.md", "BENCHMARKS.md", "EVALUATION.md", "docs/GUIDE.md",
              "docs/results/runs/README.md"]
 

@@ -21,12 +21,13 @@ from lightning_genenv.report.stats import paired_difference
 
 FROZEN = RESULTS / "frozen-group"
 SEEDS = (0, 1, 2)
-SEEDS_OF = {"fam-grpo": (0, 1), "fam-random": (0, 1)}  # an arm run on fewer seeds than SEEDS
+SEEDS_OF = {"fam-grpo": (0, 1, 2, 3, 4, 5), "fam-random": (0, 1, 2, 3, 4, 5)}  # an arm run on other seeds
 LAST = (3, 7)  # the last five of the eight epochs (0-7): the simulator has updated three times or more
 ABS_ERROR, IN_BAND, VALID = "curriculum/p_hat_abs_error", "curriculum/in_band_fraction", "sim/valid_rate"
 
 ALL = (0, 7)  # every epoch: the check's effect on the never-trained simulator, which never updates
 P_HAT = "curriculum/p_hat_mean"
+COPIES, NEAR = "sim/copy_of_seed_rate", "sim/near_duplicate_rate"  # shares of tasks: copies of a seed, near-duplicates
 
 # the trained arms, as RESULTS.md's table names them, and the control each is paired with
 ARMS = {"grpo-replay": "`grpo`, replay 0.75", "grpo-invalid": "`grpo`, invalid −0.5",
@@ -59,9 +60,11 @@ def per_seed(arm: str, metric: str, digits: int = 3, epochs: tuple[int, int] = L
     return lambda root: " / ".join(f"{v:.{digits}f}" for v in values(root, arm, metric, epochs))
 
 
-def minus(arm: str, control: str, metric: str, epochs: tuple[int, int] = LAST) -> Callable[[Path], str]:
-    """``arm`` − ``control`` over ``epochs``, paired by seed: mean [95% t interval]."""
-    return lambda root: ci(paired_difference(values(root, arm, metric, epochs), values(root, control, metric, epochs)))
+def minus(arm: str, control: str, metric: str, epochs: tuple[int, int] = LAST,
+          level: float = 0.95) -> Callable[[Path], str]:
+    """``arm`` − ``control`` over ``epochs``, paired by seed: mean [t interval at ``level``]."""
+    return lambda root: ci(paired_difference(values(root, arm, metric, epochs), values(root, control, metric, epochs),
+                                             level))
 
 
 # the figures as RESULTS.md's table prints them: (arm, metric, per seed, − its control)
@@ -84,10 +87,11 @@ _ROWS = (
     ("g16-grpo", IN_BAND, "0.214 / 0.239 / 0.298", "−0.066 [−0.188, +0.056]"),
     ("g16-grpo", VALID, "0.303 / 0.294 / 0.284", "+0.108 [+0.041, +0.175]"),
     ("g16-grpo", P_HAT, "0.106 / 0.176 / 0.141", "−0.039 [−0.239, +0.161]"),
-    ("fam-grpo", ABS_ERROR, "0.411 / 0.368", "−0.029 [−0.172, +0.114]"),
-    ("fam-grpo", IN_BAND, "0.281 / 0.409", "+0.088 [−0.418, +0.593]"),
-    ("fam-grpo", VALID, "0.469 / 0.456", "+0.158 [−0.061, +0.376]"),
-    ("fam-grpo", P_HAT, "0.164 / 0.280", "+0.066 [−0.120, +0.252]"),
+    ("fam-grpo", ABS_ERROR, "0.411 / 0.368 / 0.401 / 0.398 / 0.406 / 0.361", "−0.031 [−0.046, −0.016]"),
+    ("fam-grpo", IN_BAND, "0.281 / 0.409 / 0.332 / 0.309 / 0.288 / 0.411", "+0.082 [+0.032, +0.132]"),
+    ("fam-grpo", VALID, "0.469 / 0.456 / 0.566 / 0.497 / 0.544 / 0.541", "+0.204 [+0.154, +0.255]"),
+    ("fam-grpo", P_HAT, "0.164 / 0.280 / 0.259 / 0.184 / 0.126 / 0.253", "+0.034 [−0.029, +0.096]"),
+    ("fam-grpo", NEAR, "0.212 / 0.291 / 0.209 / 0.237 / 0.209 / 0.247", "−0.066 [−0.128, −0.004]"),
 )
 _CONTROL_ROWS = {
     "random": {ABS_ERROR: "0.416 / 0.441 / 0.447", IN_BAND: "0.125 / 0.081 / 0.056", VALID: "0.412 / 0.425 / 0.294"},
@@ -95,18 +99,22 @@ _CONTROL_ROWS = {
                        VALID: "0.256 / 0.237 / 0.231", P_HAT: "0.114 / 0.148 / 0.147"},
     "g16-random": {ABS_ERROR: "0.402 / 0.413 / 0.382", IN_BAND: "0.307 / 0.247 / 0.393",
                    VALID: "0.219 / 0.191 / 0.147", P_HAT: "0.158 / 0.128 / 0.253"},
-    "fam-random": {ABS_ERROR: "0.451 / 0.386", IN_BAND: "0.154 / 0.361", VALID: "0.294 / 0.316",
-                   P_HAT: "0.083 / 0.229"},
+    "fam-random": {ABS_ERROR: "0.451 / 0.386 / 0.437 / 0.427 / 0.418 / 0.412",
+                   IN_BAND: "0.154 / 0.361 / 0.221 / 0.224 / 0.283 / 0.292",
+                   VALID: "0.294 / 0.316 / 0.284 / 0.278 / 0.356 / 0.319",
+                   P_HAT: "0.083 / 0.229 / 0.217 / 0.168 / 0.201 / 0.165",
+                   NEAR: "0.256 / 0.281 / 0.375 / 0.328 / 0.250 / 0.312"},
 }
-_NAMES = {ABS_ERROR: "mean \\|p̂ − α\\|", IN_BAND: "in-band fraction", VALID: "valid rate", P_HAT: "mean p̂"}
-# the share of tasks that copy their seed, and of near-duplicates, per seed (the text below the tables)
-COPIES, NEAR = "sim/copy_of_seed_rate", "sim/near_duplicate_rate"
+_NAMES = {ABS_ERROR: "mean \\|p̂ − α\\|", IN_BAND: "in-band fraction", VALID: "valid rate", P_HAT: "mean p̂",
+          NEAR: "near-duplicate rate"}
+# the shares of tasks that copy their seed, and of near-duplicates, per seed (the text below the tables)
 _SHARES = (("grpo-replay", COPIES, "0.156 / 0.019 / 0.062"), ("random", COPIES, "0.013 / 0.025 / 0.025"),
            ("checked-unsolved", NEAR, "0.362 / 0.181 / 0.350"), ("checked-random", NEAR, "0.181 / 0.212 / 0.169"),
            ("g16-grpo", NEAR, "0.269 / 0.188 / 0.253"), ("g16-random", NEAR, "0.194 / 0.175 / 0.191"))
 # the simulator's steps an epoch, per seed, with 8 and with 16 seeds an epoch (the text above the last table)
 STEPS = "sim/steps"
-_STEPS = (("checked-grpo", "4.8 / 6.0 / 5.2"), ("g16-grpo", "10.8 / 10.8 / 10.0"), ("fam-grpo", "13.2 / 13.4"))
+_STEPS = (("checked-grpo", "4.8 / 6.0 / 5.2"), ("g16-grpo", "10.8 / 10.8 / 10.0"),
+          ("fam-grpo", "13.2 / 13.4 / 14.4 / 13.2 / 13.0 / 14.6"))
 # the check's effect on the never-trained simulator over every epoch: (metric, checked per seed, checked − unchecked)
 _CHECK = ((VALID, "0.270 / 0.242 / 0.254", "−0.158 [−0.304, −0.012]"),
           (P_HAT, "0.154 / 0.137 / 0.194", "+0.052 [−0.002, +0.106]"))
@@ -116,6 +124,9 @@ _CHECK = ((VALID, "0.270 / 0.242 / 0.254", "−0.158 [−0.304, −0.012]"),
 _HEADLINE = {("checked-grpo", ABS_ERROR), ("checked-unsolved", ABS_ERROR), ("checked-unsolved", P_HAT),
              ("g16-grpo", ABS_ERROR), ("g16-grpo", VALID), ("fam-grpo", ABS_ERROR)}
 _ANSWER = "| Does the simulator learn a curriculum? Frozen agent |"
+# the settings compared with GenEnv-Random against the frozen agent, mean |p̂ − α| paired by seed: the paper's RWR
+# (claims_runs) and the trained arms above; the one interval that excludes 0, at the Bonferroni level for them all
+SETTINGS = 1 + len(ARMS)
 
 
 def _row(arm: str, metric: str) -> tuple[tuple[str, str], ...]:
@@ -145,6 +156,9 @@ FROZEN_CLAIMS: tuple[Claim, ...] = (
             per_seed("checked-random", metric, epochs=ALL), ((R, f"| {_NAMES[metric]}, every epoch |"),),
             f"{FROZEN}/checked-random-s*")
       for metric, seeds, _ in _CHECK),
+    Claim(f"frozen agent, fam-grpo - fam-random: mean |p̂ − α| at the Bonferroni level for {SETTINGS} settings",
+          "−0.031 [−0.057, −0.005]", minus("fam-grpo", "fam-random", ABS_ERROR, level=1 - 0.05 / SETTINGS),
+          ((R, f"Bonferroni level for {SETTINGS} settings"),), f"{FROZEN}/fam-grpo-s*, {FROZEN}/fam-random-s*"),
     *(Claim(f"frozen agent, checked-random - random: {_NAMES[metric]} over epochs 0-7, 3 pairs", diff,
             minus("checked-random", "random", metric, ALL), ((R, f"| {_NAMES[metric]}, every epoch |"),),
             f"{FROZEN}/checked-random-s*, {FROZEN}/random-s*")
