@@ -71,3 +71,10 @@ def test_a_not_archived_claim_allows_the_rounding_of_its_recorded_values_only():
 @pytest.mark.parametrize("df", [1, 2, 3, 4, 8, 30])
 def test_t_quantile_matches_the_95_percent_table(df):
     assert t_quantile(0.95, df) == pytest.approx(t975(df), abs=6e-4)
+
+
+def test_the_coevolution_figure_is_drawn_from_the_archived_runs(tmp_path):
+    from lightning_genenv.report.standing_figures import coevolution_figure
+
+    path = coevolution_figure(ROOT, tmp_path / "coevolution.png")
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and path.stat().st_size > 10_000

@@ -22,7 +22,8 @@ Where they are: :mod:`~lightning_genenv.report.claims_runs` (the co-evolution ru
 :mod:`~lightning_genenv.report.claims_bench` (the evaluation cells, the benchmarks' tables),
 :mod:`~lightning_genenv.report.claims_calibrated` (the calibrated solver),
 :mod:`~lightning_genenv.report.claims_replay` (the calibrated solver with replayed seeds),
-:mod:`~lightning_genenv.report.claims_frozen` (the frozen agent with the group objective); :class:`Claim` is in
+:mod:`~lightning_genenv.report.claims_frozen` (the frozen agent with the group objective),
+:mod:`~lightning_genenv.report.claims_coevo` (co-evolution on the four families); :class:`Claim` is in
 :mod:`~lightning_genenv.report.claim`.
 """
 
@@ -34,12 +35,13 @@ from pathlib import Path
 from lightning_genenv.report.claim import ROOT, RUNS, Claim  # noqa: F401  (the names tests and readers use)
 from lightning_genenv.report.claims_bench import BENCH_CLAIMS
 from lightning_genenv.report.claims_calibrated import CALIBRATED_CLAIMS
+from lightning_genenv.report.claims_coevo import COEVO_CLAIMS
 from lightning_genenv.report.claims_frozen import FROZEN_CLAIMS
 from lightning_genenv.report.claims_replay import REPLAY_CLAIMS
 from lightning_genenv.report.claims_runs import RUN_CLAIMS
 from lightning_genenv.report.standing_figures import plot
 
-CLAIMS: tuple[Claim, ...] = RUN_CLAIMS + BENCH_CLAIMS + CALIBRATED_CLAIMS + REPLAY_CLAIMS + FROZEN_CLAIMS
+CLAIMS: tuple[Claim, ...] = RUN_CLAIMS + BENCH_CLAIMS + CALIBRATED_CLAIMS + REPLAY_CLAIMS + FROZEN_CLAIMS + COEVO_CLAIMS
 
 
 def check_all(root: Path = ROOT) -> list[str]:

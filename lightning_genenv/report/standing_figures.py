@@ -1,5 +1,6 @@
 """RESULTS.md's standing figures, drawn from the archived runs (``python -m lightning_genenv.report.claims
---plot``): the default agent's gain, the default regime's ends, and the calibrated solver's mean success per epoch.
+--plot``): the default agent's gain, the default regime's ends, the calibrated solver's mean success per epoch, and
+the four-family co-evolution's curriculum and held-out reward.
 Left out: the per-run curves, which ``lightning_genenv/report/plots.py`` draws.
 """
 
@@ -10,8 +11,10 @@ from pathlib import Path
 
 from lightning_genenv.report.calibration import read_run
 from lightning_genenv.report.claim import RESULTS, ROOT, RUNS
+from lightning_genenv.report.claims_coevo import FAM, NAMES
 from lightning_genenv.report.claims_runs import AFTER, DEF, RECORDED, _held_out_gain, run_end
 from lightning_genenv.report.plots import COLORS, DPI, FIGSIZE, pyplot
+from lightning_genenv.report.runs import load_run
 
 FIGURES = RESULTS / "standing"
 
@@ -19,7 +22,8 @@ FIGURES = RESULTS / "standing"
 def plot(root: Path = ROOT, out: Path | None = None) -> list[Path]:
     """RESULTS.md's figures from the archived runs: the default agent's start and end per seed
     (``agent_gain.png``), the default regime's end per seed and setting (``default_regime.png``; GenEnv's
-    seeds 1-2, not archived, drawn hollow) and the calibrated solver's mean success per epoch (``calibrated.png``)."""
+    seeds 1-2, not archived, drawn hollow), the calibrated solver's mean success per epoch (``calibrated.png``) and
+    the four-family co-evolution (``coevolution.png``)."""
     plt = pyplot()
     out = Path(out) if out is not None else root / FIGURES
     out.mkdir(parents=True, exist_ok=True)
@@ -57,6 +61,7 @@ def plot(root: Path = ROOT, out: Path | None = None) -> list[Path]:
     fig.savefig(paths[-1], dpi=DPI)
     plt.close(fig)
     paths.append(calibrated_figure(root, out / "calibrated.png"))
+    paths.append(coevolution_figure(root, out / "coevolution.png"))
     return paths
 
 
@@ -92,3 +97,32 @@ def calibrated_figure(root: Path, path: Path) -> Path:
 
 def _p_bar_line(ax, run, **style) -> None:
     ax.plot(range(1, len(run.epochs) + 1), [e["curriculum/p_hat_mean"] for e in run.epochs], marker=".", **style)
+
+
+def coevolution_figure(root: Path, path: Path) -> Path:
+    """The four-family co-evolution: mean |p-hat - alpha| of each epoch's tasks, GenEnv and GenEnv-Random (dashed)
+    per seed; and each arm's sampled held-out reward at step 0 and at the end, per seed."""
+    plt = pyplot()
+    hog = _held_out_gain()
+    fig, (left, right) = plt.subplots(1, 2, figsize=(FIGSIZE[0] * 1.8, FIGSIZE[1]))
+    for arm, style in (("genenv", {}), ("random", {"linestyle": "--", "alpha": 0.6})):
+        for seed, name in enumerate(FAM[arm]):
+            series = load_run(root / RUNS / name).series("curriculum/p_hat_abs_error")
+            left.plot(sorted(series), [series[e] for e in sorted(series)], marker=".", color=COLORS[seed],
+                      label=f"{NAMES[arm].replace('`', '')}, seed {seed}", **style)
+    left.set_xlabel("epoch")
+    left.set_ylabel("mean |p̂ − α| of the epoch's tasks (α = 0.5)")
+    left.legend(fontsize="x-small", ncol=2)
+    for x, arm in enumerate(FAM):
+        for seed, name in enumerate(FAM[arm]):
+            start, end = hog.start_end(root / RUNS / name)
+            right.plot([x - 0.2, x + 0.2], [statistics.fmean(start.values()), statistics.fmean(end.values())],
+                       marker="o", color=COLORS[seed], label=f"seed {seed}" if x == 0 else None)
+    right.set_xticks(range(len(FAM)), [NAMES[a].replace("`", "") for a in FAM])
+    right.set_ylabel("sampled held-out reward, step 0 → end")
+    right.legend(fontsize="x-small")
+    fig.suptitle("co-evolution on the four families the agent solves most")
+    fig.tight_layout()
+    fig.savefig(path, dpi=DPI)
+    plt.close(fig)
+    return path
