@@ -9,9 +9,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "docs" / "results"
-# The budget for docs/results: the bytes of its regular files (a link counts as its own few bytes). It holds 22.9 MB,
-# of which 4.9 MB are the 36 frozen-agent runs of the group objective (their curves, about 0.14 MB a run); a run that
-# a claim needs fits in the rest when it keeps what the claim reads (docs/results/runs/README.md).
+# The budget for docs/results: the bytes of its regular files (a link counts as its own few bytes). It holds 24.3 MB,
+# of which 4.9 MB are the 36 frozen-agent runs of the group objective (their curves, about 0.14 MB a run) and 1.3 MB
+# the 9 four-family co-evolution runs; a run that a claim needs fits in the rest when it keeps what the claim reads
+# (docs/results/runs/README.md).
 BUDGET_BYTES = 25_000_000
 DOCUMENTS = ["README.md", "RESULTS.md", "BENCHMARKS.md", "EVALUATION.md", "docs/GUIDE.md",
              "docs/results/runs/README.md"]

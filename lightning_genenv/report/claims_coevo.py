@@ -13,13 +13,12 @@ prints from the same runs, and plain GRPO's curriculum (it writes no tasks).
 
 from __future__ import annotations
 
-import statistics
 from functools import lru_cache
 from pathlib import Path
 from typing import Callable
 
 from lightning_genenv.report.claim import RUNS, Claim, R
-from lightning_genenv.report.claims_runs import _held_out_gain, ci, ends_paired, gains_over_seeds
+from lightning_genenv.report.claims_runs import ci, ends_paired, gains_over_seeds, start_end_means
 from lightning_genenv.report.runs import load_run
 from lightning_genenv.report.stats import paired_difference
 
@@ -57,12 +56,7 @@ def _curriculum_minus(metric: str) -> Callable[[Path], str]:
 def _seed_row(index: int) -> Callable[[Path], str]:
     """Seed ``SEEDS[index]``'s held-out reward at step 0 and the end, every arm, as RESULTS.md's table row."""
     def compute(root: Path) -> str:
-        hog = _held_out_gain()
-        cells = []
-        for arm in FAM:
-            start, end = hog.start_end(root / RUNS / FAM[arm][index])
-            cells.append(f"{statistics.fmean(start.values()):.3f} → {statistics.fmean(end.values()):.3f}")
-        return " | ".join(cells)
+        return " | ".join("{:.3f} → {:.3f}".format(*start_end_means(root, FAM[arm][index])) for arm in FAM)
     return compute
 
 
@@ -84,7 +78,7 @@ _PAIRS = (("genenv", "random", "−0.014 [−0.089, +0.062]"), ("genenv", "grpo"
           ("random", "grpo", "+0.021 [−0.171, +0.214]"))
 _SECTION = "| co-evolution,"
 _ANSWER = ((R, "| Co-evolution on the four families |"),)  # the answers' table quotes these too
-_IN_ANSWER = {("genenv", "random"), ("genenv", "grpo"), ABS_ERROR}
+_PAIRS_IN_ANSWER, _METRICS_IN_ANSWER = {("genenv", "random"), ("genenv", "grpo")}, {ABS_ERROR}
 
 
 COEVO_CLAIMS: tuple[Claim, ...] = (
@@ -96,7 +90,7 @@ COEVO_CLAIMS: tuple[Claim, ...] = (
           ((R, f"{_SECTION} held-out gain over step 0 |"),), "runs/fam-*-s*"),
     *(Claim(f"four families, {a} - {b}: sampled held-out reward at the end, 3 pairs", diff,
             (lambda root, a=a, b=b: ends_paired(root, list(FAM[a]), list(FAM[b]))),
-            ((R, f"| {NAMES[a]} − {NAMES[b]}, four families |"),) + (_ANSWER if (a, b) in _IN_ANSWER else ()),
+            ((R, f"| {NAMES[a]} − {NAMES[b]}, four families |"),) + (_ANSWER if (a, b) in _PAIRS_IN_ANSWER else ()),
             f"runs/fam-{a}-s*, runs/fam-{b}-s*")
       for a, b, diff in _PAIRS),
     *(Claim(f"four families, {arm}: {METRIC_NAMES[metric]} over epochs 2-5 per seed", seeds,
@@ -106,7 +100,7 @@ COEVO_CLAIMS: tuple[Claim, ...] = (
     *(Claim(f"four families, genenv - random: {METRIC_NAMES[metric]} over epochs 2-5, 3 pairs", diff,
             _curriculum_minus(metric),
             ((R, f"{_SECTION} {NAMES['genenv']}, {METRIC_NAMES[metric]} |"),)
-            + (_ANSWER if metric in _IN_ANSWER else ()),
+            + (_ANSWER if metric in _METRICS_IN_ANSWER else ()),
             "runs/fam-genenv-s*, runs/fam-random-s*")
       for metric, _, _, diff in _CURRICULUM),
 )

@@ -61,14 +61,19 @@ def _held_out_gain():
     return bench_script("held_out_gain")
 
 
+def start_end_means(root: Path, run: str, metric: str = "sampled") -> tuple[float, float]:
+    """The archived run's held-out reward at step 0 and at the end, each the mean over its tasks."""
+    start, end = _held_out_gain().start_end(root / RUNS / run, metric)
+    return statistics.fmean(start.values()), statistics.fmean(end.values())
+
+
 def run_end(root: Path, run: str, metric: str = "sampled") -> float:
-    _, end = _held_out_gain().start_end(root / RUNS / run, metric)
-    return statistics.fmean(end.values())
+    return start_end_means(root, run, metric)[1]
 
 
 def run_gain(root: Path, run: str) -> float:
-    start, end = _held_out_gain().start_end(root / RUNS / run)
-    return statistics.fmean(end.values()) - statistics.fmean(start.values())
+    start, end = start_end_means(root, run)
+    return end - start
 
 
 def gains_over_seeds(root: Path, runs: list[str]) -> str:

@@ -6,13 +6,12 @@ Left out: the per-run curves, which ``lightning_genenv/report/plots.py`` draws.
 
 from __future__ import annotations
 
-import statistics
 from pathlib import Path
 
 from lightning_genenv.report.calibration import read_run
 from lightning_genenv.report.claim import RESULTS, ROOT, RUNS
 from lightning_genenv.report.claims_coevo import FAM, NAMES
-from lightning_genenv.report.claims_runs import AFTER, DEF, RECORDED, _held_out_gain, run_end
+from lightning_genenv.report.claims_runs import AFTER, DEF, RECORDED, run_end, start_end_means
 from lightning_genenv.report.plots import COLORS, DPI, FIGSIZE, pyplot
 from lightning_genenv.report.runs import load_run
 
@@ -27,12 +26,9 @@ def plot(root: Path = ROOT, out: Path | None = None) -> list[Path]:
     plt = pyplot()
     out = Path(out) if out is not None else root / FIGURES
     out.mkdir(parents=True, exist_ok=True)
-    hog = _held_out_gain()
     fig, ax = plt.subplots(figsize=FIGSIZE)
     for i, run in enumerate(AFTER):
-        start, end = hog.start_end(root / RUNS / run)
-        ax.plot([0, 1], [statistics.fmean(start.values()), statistics.fmean(end.values())], marker="o",
-                color=COLORS[i], label=f"seed {i}")
+        ax.plot([0, 1], start_end_means(root, run), marker="o", color=COLORS[i], label=f"seed {i}")
     ax.set_xticks([0, 1], ["step 0", "end (48 agent steps)"])
     ax.set_ylabel("sampled held-out reward (128 tasks × 8)")
     ax.set_title("the default run: start and end, 3 seeds")
@@ -103,7 +99,6 @@ def coevolution_figure(root: Path, path: Path) -> Path:
     """The four-family co-evolution: mean |p-hat - alpha| of each epoch's tasks, GenEnv and GenEnv-Random (dashed)
     per seed; and each arm's sampled held-out reward at step 0 and at the end, per seed."""
     plt = pyplot()
-    hog = _held_out_gain()
     fig, (left, right) = plt.subplots(1, 2, figsize=(FIGSIZE[0] * 1.8, FIGSIZE[1]))
     for arm, style in (("genenv", {}), ("random", {"linestyle": "--", "alpha": 0.6})):
         for seed, name in enumerate(FAM[arm]):
@@ -115,9 +110,8 @@ def coevolution_figure(root: Path, path: Path) -> Path:
     left.legend(fontsize="x-small", ncol=2)
     for x, arm in enumerate(FAM):
         for seed, name in enumerate(FAM[arm]):
-            start, end = hog.start_end(root / RUNS / name)
-            right.plot([x - 0.2, x + 0.2], [statistics.fmean(start.values()), statistics.fmean(end.values())],
-                       marker="o", color=COLORS[seed], label=f"seed {seed}" if x == 0 else None)
+            right.plot([x - 0.2, x + 0.2], start_end_means(root, name), marker="o", color=COLORS[seed],
+                       label=f"seed {seed}" if x == 0 else None)
     right.set_xticks(range(len(FAM)), [NAMES[a].replace("`", "") for a in FAM])
     right.set_ylabel("sampled held-out reward, step 0 → end")
     right.legend(fontsize="x-small")
