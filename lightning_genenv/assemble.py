@@ -86,7 +86,8 @@ def load_players(cfg) -> Players:
                         val_seed=cfg.seed)
     if sim_player is not None:
         simulator = SimulatorModule(*sim_player, cfg.simulator, cur.train_simulator,
-                                    cfg.strategy.cpu_offload, cfg.trainer.max_nonfinite_steps, cur)
+                                    cfg.strategy.cpu_offload, cfg.trainer.max_nonfinite_steps, cur,
+                                    total_updates=cfg.trainer.max_epochs)
     return Players(agent, agent_tok, simulator, dm, rollouts, backend, because)
 
 

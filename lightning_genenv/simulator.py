@@ -17,6 +17,9 @@ Two KL caps, each measured on a step's batch (:func:`~lightning_genenv.losses.se
 * ``kl_step_max`` (off by default), the paper's per-step cap: a step whose KL to the weights before it exceeds it
   is undone, and the epoch goes on with its next batch.
 
+With ``lr_scheduler_type=linear`` the learning rate falls with each update, from ``learning_rate`` at the first
+to ``learning_rate / max_epochs`` at the last (:meth:`SimulatorModule.configure_optimizers`).
+
 Both decisions are taken on all ranks together: over the cap on any rank is over the cap. The next
 epoch starts again. The check costs one forward pass per step taken, and a copy of the trainable
 weights (the LoRA adapter, or with full fine-tuning the whole model, on its device) before it.
@@ -41,9 +44,10 @@ class SimulatorModule(PolicyModule):
     log_prefix = "sim"
 
     def __init__(self, model, tokenizer, cfg, trainable: bool, cpu_offload: bool, max_nonfinite_steps: int,
-                 curriculum_cfg=None):
+                 curriculum_cfg=None, total_updates: int | None = None):
         """``cfg``: the ``simulator`` config group; ``curriculum_cfg``: the ``curriculum`` group (the objective's
-        filter; None: the schema's defaults)."""
+        filter; None: the schema's defaults); ``total_updates``: the run's epochs, the horizon of
+        ``lr_scheduler_type=linear`` (None: constant)."""
         # An untrained simulator (GenEnv-Random) needs no frozen copy of itself.
         super().__init__(model, tokenizer, cfg.learning_rate, cfg.weight_decay, needs_anchor=trainable,
                          cpu_offload=cpu_offload, max_nonfinite_steps=max_nonfinite_steps)
@@ -55,12 +59,30 @@ class SimulatorModule(PolicyModule):
         self.steps_undone = 0  # in total: steps that took the KL over kl_max
         self.step_caps_hit = 0  # in total: steps undone by kl_step_max
         self.last_kl = 0.0
+        self.learning_rate_now = cfg.learning_rate
+        self.total_updates = total_updates
+        self._schedule: torch.optim.lr_scheduler.LambdaLR | None = None
         # (batch, initial log-probs, log-probs before the step, trainable weights before it) of the step being taken
         self._step: tuple[dict, torch.Tensor, torch.Tensor, list[torch.Tensor]] | None = None
+
+    def configure_optimizers(self):
+        """AdamW (:meth:`PolicyModule.configure_optimizers`); with ``lr_scheduler_type=linear`` its learning rate
+        falls by update (one epoch of the simulator's trainer): the ``k``-th at ``1 - k / total_updates`` of
+        ``learning_rate``. The schedule is built once, as the optimizer, and kept across the re-entered ``fit``s
+        (its state is in the simulator's checkpoint)."""
+        optimizer = super().configure_optimizers()
+        if self.cfg.lr_scheduler_type == "constant" or self.total_updates is None:
+            return optimizer
+        if self._schedule is None:
+            total = max(1, self.total_updates)
+            self._schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda k: max(0.0, (total - k) / total))
+        return {"optimizer": optimizer, "lr_scheduler": {"scheduler": self._schedule, "interval": "epoch"}}
 
     def on_train_epoch_start(self) -> None:
         self.kl_exceeded = False
         self.steps_this_epoch = 0
+        if self._optimizer is not None:  # this update's learning rate, by the schedule
+            self.learning_rate_now = self._optimizer.param_groups[0]["lr"]
 
     def on_train_batch_start(self, batch, batch_idx: int):
         return -1 if self.kl_exceeded else None

@@ -139,3 +139,25 @@ def test_rwr_fits_at_the_sampling_temperature(tiny_dir, overrides, expected):
         for t in (0.5, 0.7, 1.0):
             nll = float(-sequence_logprobs(model, batch, t).mean())
             assert (float(logged["sim/nll"]) == pytest.approx(nll, rel=1e-5)) == (t == expected)
+
+
+@pytest.mark.parametrize("schedule, expected", [("linear", [0.05, 0.0375, 0.025]), ("constant", [0.05] * 3)])
+def test_the_learning_rate_falls_by_update_with_the_linear_schedule(tiny_dir, schedule, expected):
+    """The simulator's trainer is re-entered for each update (one ``fit``, one epoch): with ``linear`` and a
+    horizon of 4 updates the k-th update's learning rate is 0.05 * (1 - k / 4), and the optimizer takes it."""
+    from lightning_genenv.coevolution.simulator_updates import OneEpochPerFit
+
+    torch.manual_seed(0)
+    model, tok = load_causal_lm(tiny_dir)
+    cfg = compose(["model=tiny", "simulator.kl_max=100", "simulator.learning_rate=0.05",
+                   f"simulator.lr_scheduler_type={schedule}"]).simulator
+    sim = simulator_module(model, tok, cfg, total_updates=4)
+    records = [SimRecord([5, 6], [7, 8, 9], 1.5), SimRecord([5], [10], 0.5)]
+    trainer = L.Trainer(max_epochs=-1, accelerator="cpu", logger=False, enable_checkpointing=False,
+                        enable_progress_bar=False, enable_model_summary=False, callbacks=[OneEpochPerFit()])
+    seen = []
+    for _ in range(3):
+        trainer.fit(sim, DataLoader([records], batch_size=None,
+                                    collate_fn=lambda r: collate_generations(r, tok.pad_token_id)))
+        seen.append((sim.learning_rate_now, sim.steps_this_epoch))
+    assert seen == [(pytest.approx(lr), 1) for lr in expected]

@@ -82,7 +82,7 @@ def run_calibrated(cfg, run_dir: Path, start: float) -> Path:
     engine = build_engine(backend, model, tokenizer, cfg.rollout.batch_size, cfg.trainer.enable_progress_bar,
                           cfg.rollout)
     simulator = SimulatorModule(model, tokenizer, sim_cfg, cur.train_simulator, cfg.strategy.cpu_offload,
-                                cfg.trainer.max_nonfinite_steps, cur)
+                                cfg.trainer.max_nonfinite_steps, cur, total_updates=cfg.trainer.max_epochs)
     trainer = None
     if cur.train_simulator:
         trainer = make_trainer(cfg, make_logger(cfg.logger.name, run_dir, "simulator", cfg.logger.offline),

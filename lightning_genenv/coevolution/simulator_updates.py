@@ -53,7 +53,8 @@ class SimulatorUpdates:
         self.trainer.fit(self.sim, train_dataloaders=self.loader(records, self.batch_size))
         self.epochs += 1
         self.save()
-        return {"sim/steps": float(self.sim.steps_this_epoch), "sim/kl_to_initial": self.sim.last_kl,
+        return {"sim/steps": float(self.sim.steps_this_epoch), "sim/learning_rate": self.sim.learning_rate_now,
+                "sim/kl_to_initial": self.sim.last_kl,
                 "sim/kl_cap_hit_epoch": float(self.sim.kl_exceeded)}
 
     def checkpoint(self, k: int) -> Path:

@@ -132,6 +132,10 @@ class SimulatorConfig:
     shaping, KL caps, and how it writes tasks."""
 
     learning_rate: float = 5e-4  # RESULTS.md: 2e-4 left the KL to the initial simulator under 1e-2; 0: frozen
+    # constant, as the paper; linear: decays by update, the k-th (from 0) at learning_rate * (1 - k / max_epochs),
+    # so that late epochs take smaller steps (the agent's schedule counts optimizer steps; the simulator updates once
+    # an epoch)
+    lr_scheduler_type: Literal["linear", "constant"] = "constant"
     weight_decay: float = 0.0  # AdamW weight decay
     # RWR temperature: w ∝ exp(R_env / lam), self-normalized over the epoch's generations. The paper's 1.0; against
     # a frozen agent 0.3 and 0.1 concentrated the fit, gave no curriculum and more copying (RESULTS.md)

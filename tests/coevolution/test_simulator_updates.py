@@ -20,13 +20,15 @@ def _simulator(moved=None, sharded=False):
     """What the updates read of the simulator module: its tokenizer, the last update's numbers, whether it
     is sharded, ``to``."""
     return SimpleNamespace(tokenizer=CharTok(), steps_this_epoch=2, last_kl=0.25, kl_exceeded=True, sharded=sharded,
+                           learning_rate_now=1e-4,
                            to=lambda device: moved.append(device))
 
 
 def test_an_update_fits_one_more_epoch_on_the_records_and_returns_its_metrics(tmp_path):
     trainer = RecordingTrainer()
     updates = SimulatorUpdates(_simulator(), trainer, tmp_path, batch_size=2)
-    assert updates.update(RECORDS) == {"sim/steps": 2.0, "sim/kl_to_initial": 0.25, "sim/kl_cap_hit_epoch": 1.0}
+    assert updates.update(RECORDS) == {"sim/steps": 2.0, "sim/learning_rate": 1e-4, "sim/kl_to_initial": 0.25,
+                                    "sim/kl_cap_hit_epoch": 1.0}
     (ckpt_path, batches), = trainer.fits
     assert (ckpt_path, updates.epochs) == (None, 1)
     assert [b["weights"].tolist() for b in batches] == [[0.5, 2.0], [1.0]]  # in order, batch_size 2
