@@ -31,7 +31,7 @@ from pathlib import Path
 
 import yaml
 
-from lightning_genenv.config.schema import SimulatorConfig
+from lightning_genenv.config.schema import AgentConfig, SimulatorConfig
 from lightning_genenv.jsonl import read_jsonl_strict
 from lightning_genenv.objectives.shaping import Shaping
 from lightning_genenv.rewards import ENV_REWARDS
@@ -59,6 +59,7 @@ class CalibratedRun:
     d0: float
     d0_step: float
     learning_rate: float  # the simulator's
+    lr_scheduler_type: str  # ... and its schedule over the updates
     kl_max: float  # its trust region on the KL to the initial simulator
     seed_replay: float  # the share of its seeds that are its own earlier in-band tasks
     seed_replay_epochs: int  # ... of how many last epochs
@@ -75,11 +76,11 @@ class CalibratedRun:
     @property
     def key(self) -> tuple:
         """What makes two runs seeds of one setting."""
-        trained = ((self.objective, self.learning_rate, self.kl_max, _order(self.reward_unsolved),
-                    _order(self.reward_solved))
-                   if self.trained else ("", 0.0, 0.0, -math.inf, -math.inf))  # never trained: no reward is used
+        trained = ((self.objective, self.learning_rate, self.lr_scheduler_type, self.kl_max,
+                    _order(self.reward_unsolved), _order(self.reward_solved))
+                   if self.trained else ("", 0.0, "", 0.0, -math.inf, -math.inf))  # never trained: no reward is used
         replay = (self.seed_replay, self.seed_replay_epochs) if self.seed_replay else (0.0, 0)
-        return (self.trained, *trained, *replay, self.alpha, self.d0, self.d0_step)
+        return (self.trained, *trained, *replay, self.alpha, self.d0, self.d0_step, self.attempts)
 
     def errors(self) -> list[float]:
         """``|p̄ − α|`` per epoch."""
@@ -110,6 +111,8 @@ def read_run(path: str | Path) -> CalibratedRun:
                              objective=config["simulator"]["objective"], alpha=float(curriculum["alpha"]),
                              d0=float(solver["d0"]), d0_step=float(solver.get("d0_step", 0.0)),
                              learning_rate=float(config["simulator"]["learning_rate"]),
+                             lr_scheduler_type=str(config["simulator"].get("lr_scheduler_type",
+                                                                           SimulatorConfig.lr_scheduler_type)),
                              kl_max=float(config["simulator"].get("kl_max", SimulatorConfig.kl_max)),
                              seed_replay=float(config["simulator"].get("seed_replay", SimulatorConfig.seed_replay)),
                              seed_replay_epochs=int(config["simulator"].get("seed_replay_epochs",
@@ -205,13 +208,15 @@ class Setting:
     def name(self) -> str:
         first = self.runs[0]
         cap = f", KL cap {first.kl_max:g}" if first.kl_max != SimulatorConfig.kl_max else ""
-        who = f"{first.objective} (lr {first.learning_rate:g}{cap})" if first.trained else "never trained"
+        schedule = f" {first.lr_scheduler_type}" if first.lr_scheduler_type != SimulatorConfig.lr_scheduler_type else ""
+        who = f"{first.objective} (lr {first.learning_rate:g}{schedule}{cap})" if first.trained else "never trained"
         if first.trained and (first.reward_unsolved, first.reward_solved) != (None, None):
             who += f", p̂ = 0 / 1 scored {_reward_text(first.reward_unsolved)} / {_reward_text(first.reward_solved)}"
         if first.seed_replay:
             who += f", seeds {first.seed_replay:g} replayed (last {first.seed_replay_epochs} epochs' in band)"
         moving = f", d₀ +{first.d0_step:g}/epoch" if first.d0_step else ""
-        return f"{who}, α = {first.alpha:g}, d₀ = {first.d0:g}{moving}"
+        attempts = f", {first.attempts} attempts" if first.attempts != AgentConfig.num_generations else ""
+        return f"{who}, α = {first.alpha:g}, d₀ = {first.d0:g}{moving}{attempts}"
 
     def first(self) -> list[float]:
         return [run.errors()[0] for run in self.runs]

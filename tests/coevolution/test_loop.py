@@ -65,7 +65,7 @@ def test_the_simulator_is_fitted_on_the_epochs_set_and_its_count_is_checkpointed
     cfg, dm, run = _run(tmp_path, sim_trainer=trainer, extra=["curriculum.k_min=0.0"])  # unsolved tasks fitted too
     (tmp_path / "checkpoints").mkdir()  # train.py makes it with the run directory
     sim = run.simulator_updates.sim
-    sim.steps_this_epoch, sim.last_kl, sim.kl_exceeded = 1, 0.0, False
+    sim.steps_this_epoch, sim.last_kl, sim.kl_exceeded, sim.learning_rate_now = 1, 0.0, False, 5e-4
     progress = run.begin_epoch(0, dm, FakePolicy(cfg), write=True).progress
     fitted = list(progress.sim_records)
     run.end_epoch(progress)
