@@ -1,6 +1,7 @@
 """The calibrated solver's figures with replayed seeds (``simulator.seed_replay``; RESULTS.md "Calibrated solver")
 as :class:`~lightning_genenv.report.claim.Claim` values, recomputed from the archived runs
-``docs/results/calibrated-shaped/replay-*`` through :mod:`~lightning_genenv.report.calibrated_views`. Left out: the
+``docs/results/calibrated-shaped/replay-*`` (a constant learning rate), ``lin-*`` (decaying linearly) and ``n16-*``
+(16 attempts a task) through :mod:`~lightning_genenv.report.calibrated_views`. Left out: the
 runs' per-epoch tables, which ``bench/calibration_table.py`` prints.
 """
 
@@ -47,11 +48,23 @@ _SINGLE = (
     (SHAPED, "replay1-grpo-a08-s0", "0.407", "0.331"),  # every seed replayed (simulator.seed_replay=1)
     (SHAPED, "replay-grpo-a02-s3", "0.018", "0.132"),  # a fourth seed at alpha 0.2, d0 5
     (SHAPED, "untrained-a02-s3", "0.175", "0.390"),  # its never-trained pair, without replay
+    (SHAPED, "n16-grpo-a02-s0", "0.014", "0.187"),  # 16 attempts a task (agent.num_generations=16), alpha 0.2
+    (SHAPED, "n16-grpo-a02-s1", "0.257", "0.218"),
 )
 
 
 # the figures the answers' table quotes too: (setting, column)
-_HEADLINE = {("a05", 0), ("a02", 0), ("a02", 2), ("a08", 0), ("a08-d369", 0)}
+_HEADLINE = frozenset({("a05", 0), ("a02", 0), ("a02", 2), ("a08", 0), ("a08-d369", 0)})
+
+# the same with the learning rate decaying linearly over the 10 updates (simulator.lr_scheduler_type=linear), its
+# last column paired with the constant step's runs above
+_LINEAR = {
+    "a02": ("0.005 / 0.008 / 0.082", "0.080 / 0.152 / 0.090", "−0.382 [−0.518, −0.246]", "−0.051 [−0.151, +0.049]"),
+    "a05": ("0.030 / 0.089 / 0.190", "0.195 / 0.168 / 0.136", "−0.230 [−0.300, −0.159]", "+0.055 [−0.046, +0.156]"),
+    "a08-d369": ("0.238 / 0.093 / 0.344", "0.214 / 0.063 / 0.217", "−0.242 [−0.572, +0.087]",
+                 "+0.032 [−0.154, +0.218]"),
+}
+_LINEAR_HEADLINE = frozenset({("a02", 0), ("a05", 0), ("a08-d369", 0)})
 _ANSWER = "| Does the simulator learn a curriculum? Calibrated solver |"
 
 # the share of each seed's tasks from epoch 5 on at the reward's peak level: (setting, level, value)
@@ -69,18 +82,35 @@ _MOVING_PAIRED = (("mean d at epoch 10", end_difficulty, "+1.983 [+1.224, +2.741
                   ("|p-bar - alpha| at epoch 10", Setting.last, "−0.103 [−0.664, +0.458]"),
                   ("mean |p-bar - alpha| over epochs 5-10", Setting.tail_mean, "−0.017 [−0.198, +0.164]"))
 
+
+def _table(stem: str, control: str, rows: dict[str, tuple[str, ...]], label: str = "",
+           headline: frozenset = frozenset()) -> tuple[Claim, ...]:
+    """A table of RESULTS.md's calibrated section, one row per setting (``<stem>-<tag>-s{0,1,2}``; its first cell
+    ``_SETTINGS[tag]`` and ``label``): ``|p̄ − α|`` at epoch 10 and over epochs 5–10 per seed, then paired by seed
+    over epochs 5–10 with the never-trained simulator and with ``<control>-<tag>``. ``headline``: the (tag,
+    column) figures the answers' table quotes too."""
+    return tuple(
+        Claim(f"calibrated solver, {stem}-{tag}: {what}", value, compute,
+              ((R, f"| {_SETTINGS[tag]}{label} |"), *(((R, _ANSWER),) if (tag, i) in headline else ())),
+              f"{SHAPED}/{stem}-{tag}-s*")
+        for tag, row in rows.items()
+        for i, (what, value, compute) in enumerate(zip(
+            ("|p-bar - alpha| at epoch 10 per seed", "mean |p-bar - alpha| over epochs 5-10 per seed",
+             "mean |p-bar - alpha| over epochs 5-10, - never trained, 3 pairs",
+             f"mean |p-bar - alpha| over epochs 5-10, - {control}, 3 pairs"), row,
+            (last_epochs(SHAPED, *seed_runs(f"{stem}-{tag}")), tail_means(SHAPED, *seed_runs(f"{stem}-{tag}")),
+             trained_minus_untrained(f"{stem}-{tag}", f"untrained-{tag}", Setting.tail_mean),
+             trained_minus_untrained(f"{stem}-{tag}", f"{control}-{tag}", Setting.tail_mean)))))
+
+
+# single figures of the linear schedule's runs: (run, what, view, value)
+_LINEAR_SINGLE = (("lin-grpo-a05-s2", "mean d at epoch 10", last_d, "2.15"),)
+
 REPLAY_CLAIMS: tuple[Claim, ...] = (
-    *(Claim(f"calibrated solver, replayed seeds, {tag}: {what}", value, compute,
-            ((R, f"| {_SETTINGS[tag]} |"), *(((R, _ANSWER),) if (tag, i) in _HEADLINE else ())),
-            f"{SHAPED}/replay-grpo-{tag}-s*")
-      for tag, row in _ROWS.items()
-      for i, (what, value, compute) in enumerate(zip(
-          ("|p-bar - alpha| at epoch 10 per seed", "mean |p-bar - alpha| over epochs 5-10 per seed",
-           "mean |p-bar - alpha| over epochs 5-10, - never trained, 3 pairs",
-           "mean |p-bar - alpha| over epochs 5-10, - grpo without replay, 3 pairs"), row,
-          (last_epochs(SHAPED, *seed_runs(f"replay-grpo-{tag}")), tail_means(SHAPED, *seed_runs(f"replay-grpo-{tag}")),
-           trained_minus_untrained(f"replay-grpo-{tag}", f"untrained-{tag}", Setting.tail_mean),
-           trained_minus_untrained(f"replay-grpo-{tag}", f"grpo-{tag}", Setting.tail_mean))))),
+    *_table("replay-grpo", "grpo", _ROWS, headline=_HEADLINE),
+    *_table("lin-grpo", "replay-grpo", _LINEAR, ", linear", _LINEAR_HEADLINE),
+    *(Claim(f"calibrated solver, {run}: {what}", value, view(SHAPED, run), ((R, f"(mean `d` **{value}**"),),
+            f"{SHAPED}/{run}") for run, what, view, value in _LINEAR_SINGLE),
     *(Claim(f"calibrated solver, replayed seeds, {folder}/{run}: {what}", value, compute(folder, run),
             ((R, f"`{folder}/{run}`"),), f"{folder}/{run}")
       for folder, run, last, tail in _SINGLE

@@ -61,31 +61,34 @@ def plot(root: Path = ROOT, out: Path | None = None) -> list[Path]:
     return paths
 
 
-# The calibrated solver's standing runs: per alpha, the trained simulator's seeds and the never-trained one's
-CALIBRATED = {alpha: tuple([RESULTS / "calibrated-shaped" / f"{arm}-a{tag}-s{s}" for s in range(3)]
-                           for arm in ("grpo", "untrained"))
-              for alpha, tag in ((0.2, "02"), (0.5, "05"), (0.8, "08"))}
+# The calibrated solver's standing runs: per alpha (and d0), the trained simulator's seeds (grpo with replayed seeds,
+# at a constant learning rate and decaying linearly) and the never-trained one's
+CALIBRATED_ARMS = {"replay-grpo": ("grpo, constant rate", {}),
+                   "lin-grpo": ("grpo, linear decay", {"linestyle": "--"}),
+                   "untrained": ("never trained", {"linestyle": ":", "alpha": 0.6})}
+CALIBRATED = {(alpha, d0): {arm: [RESULTS / "calibrated-shaped" / f"{arm}-a{tag}-s{s}" for s in range(3)]
+                            for arm in CALIBRATED_ARMS}
+              for alpha, d0, tag in ((0.2, 5, "02"), (0.5, 2, "05"), (0.8, 3.69, "08-d369"))}
 
 
 def calibrated_figure(root: Path, path: Path) -> Path:
-    """Mean success p-bar per epoch, one panel per alpha: each trained seed, each never-trained seed (dashed),
-    alpha and the bar's band (grey)."""
+    """Mean success p-bar per epoch, one panel per alpha: each seed of each arm (:data:`CALIBRATED_ARMS`), alpha and
+    the bar's band (grey)."""
     plt = pyplot()
     fig, axes = plt.subplots(1, len(CALIBRATED), figsize=(FIGSIZE[0] * 1.8, FIGSIZE[1]), sharey=True)
-    for ax, (alpha, (trained, untrained)) in zip(axes, CALIBRATED.items()):
+    for ax, ((alpha, d0), arms) in zip(axes, CALIBRATED.items()):
         ax.axhspan(alpha - 0.1, alpha + 0.1, color="0.9")
         ax.axhline(alpha, color="gray", linewidth=0.8)
-        for seed, run_dir in enumerate(trained):
-            _p_bar_line(ax, read_run(root / run_dir), color=COLORS[seed], label=f"grpo, seed {seed}")
-        for seed, run_dir in enumerate(untrained):
-            _p_bar_line(ax, read_run(root / run_dir), color=COLORS[seed], linestyle="--", alpha=0.6,
-                        label=f"never trained, seed {seed}")
-        ax.set_title(f"α = {alpha:g}")
+        for arm, run_dirs in arms.items():
+            name, style = CALIBRATED_ARMS[arm]
+            for seed, run_dir in enumerate(run_dirs):
+                _p_bar_line(ax, read_run(root / run_dir), color=COLORS[seed], label=f"{name}, seed {seed}", **style)
+        ax.set_title(f"α = {alpha:g}, d₀ = {d0:g}")
         ax.set_xlabel("epoch")
     axes[0].set_ylabel("mean success p̄ of the epoch's tasks")
     axes[0].set_ylim(0, 1)
-    axes[-1].legend(loc="lower right", fontsize="x-small", ncol=2)
-    fig.tight_layout()
+    fig.legend(*axes[0].get_legend_handles_labels(), loc="lower center", fontsize="x-small", ncol=3)
+    fig.tight_layout(rect=(0, 0.2, 1, 1))
     fig.savefig(path, dpi=DPI)
     plt.close(fig)
     return path
