@@ -49,7 +49,7 @@ from lightning_genenv.batch_layout import BatchLayout
 from lightning_genenv.epoch_values import Group, collate_groups
 from lightning_genenv.losses import group_advantages, grpo_loss, masked_mean, truncated_is_weights
 from lightning_genenv.metrics import batch_metrics
-from lightning_genenv.policy import PolicyModule
+from lightning_genenv.policy import PolicyModule, linear_decay
 from lightning_genenv.prompts import agent_messages
 from lightning_genenv.rollout import encode_chat
 from lightning_genenv.rollout.players import Rollouts
@@ -182,9 +182,8 @@ class AgentModule(PolicyModule):
         optimizer = super().configure_optimizers()
         if self.cfg.lr_scheduler_type == "constant" or self.total_steps is None:
             return optimizer
-        total = max(1, self.total_steps)
-        schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: max(0.0, (total - step) / total))
-        return {"optimizer": optimizer, "lr_scheduler": {"scheduler": schedule, "interval": "step"}}
+        return {"optimizer": optimizer,
+                "lr_scheduler": {"scheduler": linear_decay(optimizer, self.total_steps), "interval": "step"}}
 
     def on_before_optimizer_step(self, optimizer) -> None:
         """TRL's ``grad_norm`` (before clipping) and ``learning_rate``."""

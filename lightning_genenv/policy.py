@@ -30,6 +30,14 @@ import torch
 from lightning_genenv.losses import sequence_logprobs
 
 
+def linear_decay(optimizer: torch.optim.Optimizer, total: int) -> torch.optim.lr_scheduler.LambdaLR:
+    """TRL's ``linear`` schedule: the learning rate falls from its value to 0 over ``total`` scheduler steps (at
+    least 1), the ``k``-th at ``1 - k / total`` of it. The agent steps it per optimizer step, the simulator per
+    update."""
+    total = max(1, total)
+    return torch.optim.lr_scheduler.LambdaLR(optimizer, lambda k: max(0.0, (total - k) / total))
+
+
 class NonFiniteError(RuntimeError):
     """Too many consecutive steps with a NaN/inf loss or gradient."""
 

@@ -37,7 +37,7 @@ from lightning_genenv.config import fit_temperature
 from lightning_genenv.config.schema import CurriculumConfig
 from lightning_genenv.losses import sequence_kl
 from lightning_genenv.objectives import make_objective
-from lightning_genenv.policy import PolicyModule
+from lightning_genenv.policy import PolicyModule, linear_decay
 
 
 class SimulatorModule(PolicyModule):
@@ -74,8 +74,7 @@ class SimulatorModule(PolicyModule):
         if self.cfg.lr_scheduler_type == "constant" or self.total_updates is None:
             return optimizer
         if self._schedule is None:
-            total = max(1, self.total_updates)
-            self._schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda k: max(0.0, (total - k) / total))
+            self._schedule = linear_decay(optimizer, self.total_updates)
         return {"optimizer": optimizer, "lr_scheduler": {"scheduler": self._schedule, "interval": "epoch"}}
 
     def on_train_epoch_start(self) -> None:
