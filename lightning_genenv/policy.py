@@ -38,6 +38,13 @@ def linear_decay(optimizer: torch.optim.Optimizer, total: int) -> torch.optim.lr
     return torch.optim.lr_scheduler.LambdaLR(optimizer, lambda k: max(0.0, (total - k) / total))
 
 
+def off_target_rate(learning_rate: float, off_target: float | None, scale: float) -> float:
+    """The simulator's ``off_target`` schedule: ``learning_rate * min(1, off_target / scale)``, ``off_target`` the
+    epoch's ``|p̄ - α|``, so that an update on target takes a small step and one ``scale`` or more away the full
+    one. None (no task attempted): the full rate."""
+    return learning_rate if off_target is None else learning_rate * min(1.0, off_target / scale)
+
+
 class NonFiniteError(RuntimeError):
     """Too many consecutive steps with a NaN/inf loss or gradient."""
 

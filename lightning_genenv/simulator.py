@@ -18,7 +18,8 @@ Two KL caps, each measured on a step's batch (:func:`~lightning_genenv.losses.se
   is undone, and the epoch goes on with its next batch.
 
 With ``lr_scheduler_type=linear`` the learning rate falls with each update, from ``learning_rate`` at the first
-to ``learning_rate / max_epochs`` at the last (:meth:`SimulatorModule.configure_optimizers`).
+to ``learning_rate / max_epochs`` at the last (:meth:`SimulatorModule.configure_optimizers`). With ``off_target`` it
+follows the epoch's ``|p̄ - α|`` instead (:meth:`SimulatorModule.aim`, :func:`~lightning_genenv.policy.off_target_rate`).
 
 Both decisions are taken on all ranks together: over the cap on any rank is over the cap. The next
 epoch starts again. The check costs one forward pass per step taken, and a copy of the trainable
@@ -37,7 +38,7 @@ from lightning_genenv.config import fit_temperature
 from lightning_genenv.config.schema import CurriculumConfig
 from lightning_genenv.losses import sequence_kl
 from lightning_genenv.objectives import make_objective
-from lightning_genenv.policy import PolicyModule, linear_decay
+from lightning_genenv.policy import PolicyModule, linear_decay, off_target_rate
 
 
 class SimulatorModule(PolicyModule):
@@ -61,6 +62,7 @@ class SimulatorModule(PolicyModule):
         self.last_kl = 0.0
         self.learning_rate_now = cfg.learning_rate
         self.total_updates = total_updates
+        self.off_target: float | None = None  # the epoch's |p̄ - α|, which an off_target update's rate follows
         self._schedule: torch.optim.lr_scheduler.LambdaLR | None = None
         # (batch, initial log-probs, log-probs before the step, trainable weights before it) of the step being taken
         self._step: tuple[dict, torch.Tensor, torch.Tensor, list[torch.Tensor]] | None = None
@@ -71,17 +73,26 @@ class SimulatorModule(PolicyModule):
         ``learning_rate``. The schedule is built once, as the optimizer, and kept across the re-entered ``fit``s
         (Lightning writes its state into the simulator's checkpoints; a resume that restores it is not tested)."""
         optimizer = super().configure_optimizers()
-        if self.cfg.lr_scheduler_type == "constant" or self.total_updates is None:
+        if self.cfg.lr_scheduler_type in ("constant", "off_target") or self.total_updates is None:
             return optimizer
         if self._schedule is None:
             self._schedule = linear_decay(optimizer, self.total_updates)
         return {"optimizer": optimizer, "lr_scheduler": {"scheduler": self._schedule, "interval": "epoch"}}
 
+    def aim(self, off_target: float | None) -> None:
+        """The epoch's ``|p̄ - α|`` (None: unmeasured), before its update: with ``lr_scheduler_type=off_target`` the
+        update's learning rate follows it."""
+        self.off_target = off_target
+
     def on_train_epoch_start(self) -> None:
         self.kl_exceeded = False
         self.steps_this_epoch = 0
-        if self._optimizer is not None:  # this update's learning rate, by the schedule
-            self.learning_rate_now = self._optimizer.param_groups[0]["lr"]
+        if self._optimizer is None:
+            return
+        if self.cfg.lr_scheduler_type == "off_target":
+            for group in self._optimizer.param_groups:
+                group["lr"] = off_target_rate(self.cfg.learning_rate, self.off_target, self.cfg.lr_off_target_scale)
+        self.learning_rate_now = self._optimizer.param_groups[0]["lr"]  # this update's, by the schedule
 
     def on_train_batch_start(self, batch, batch_idx: int):
         return -1 if self.kl_exceeded else None

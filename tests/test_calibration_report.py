@@ -83,6 +83,17 @@ def test_the_rewards_of_p_hat_0_and_1_make_another_setting_for_a_trained_simulat
     assert "| 0.050 | – | 0.050 | 0.250 | 2 (0.500); E[R] 0.78, 0.25 at 1 | – / – | meets" in table
 
 
+def test_the_learning_rate_schedule_and_the_off_target_scale_make_another_setting(tmp_path):
+    runs = [_run(tmp_path, "constant", [0.4, 0.1]),
+            _run(tmp_path, "linear", [0.4, 0.1], shaping={"lr_scheduler_type": "linear"}),
+            _run(tmp_path, "off", [0.4, 0.1], shaping={"lr_scheduler_type": "off_target"}),
+            _run(tmp_path, "off2", [0.4, 0.1], shaping={"lr_scheduler_type": "off_target", "lr_off_target_scale": 0.2})]
+    assert [r.lr_scheduler_type for r in runs] == ["constant", "linear", "off_target 0.1", "off_target 0.2"]
+    assert [s.name.split(",")[0] for s in settings(runs)] == ["grpo (lr 0.0005)", "grpo (lr 0.0005 linear)",
+                                                             "grpo (lr 0.0005 off_target 0.1)",
+                                                             "grpo (lr 0.0005 off_target 0.2)"]
+
+
 def _r_env_a05(p_hat):
     return math.exp(-10.0 * (p_hat - 0.5) ** 2)
 

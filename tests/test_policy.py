@@ -10,7 +10,7 @@ import torch
 from lightning_genenv.config import compose
 from lightning_genenv.epoch_values import pad_batch
 from lightning_genenv.models import load_causal_lm
-from lightning_genenv.policy import NonFiniteError, PolicyModule, is_peft
+from lightning_genenv.policy import NonFiniteError, PolicyModule, is_peft, off_target_rate
 from tests.fakes import DEFAULTS, agent_module, simulator_module
 
 LORA = {"r": 4, "alpha": 8, "dropout": 0.0, "target_modules": ["q_proj", "v_proj"]}
@@ -20,6 +20,12 @@ LORA = {"r": 4, "alpha": 8, "dropout": 0.0, "target_modules": ["q_proj", "v_proj
 def tiny(tiny_dir):
     torch.manual_seed(0)
     return load_causal_lm(tiny_dir)
+
+
+@pytest.mark.parametrize("off_target, rate", [(0.0, 0.0), (0.025, 1e-4), (0.1, 4e-4), (0.35, 4e-4), (None, 4e-4)])
+def test_the_off_target_rate_is_proportional_to_the_distance_from_alpha_up_to_the_scale(off_target, rate):
+    """4e-4 * min(1, |p̄ - α| / 0.1), worked by hand; unmeasured (None): the full rate."""
+    assert off_target_rate(4e-4, off_target, 0.1) == pytest.approx(rate)
 
 
 class _Policy(PolicyModule):

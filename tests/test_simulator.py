@@ -141,10 +141,13 @@ def test_rwr_fits_at_the_sampling_temperature(tiny_dir, overrides, expected):
             assert (float(logged["sim/nll"]) == pytest.approx(nll, rel=1e-5)) == (t == expected)
 
 
-@pytest.mark.parametrize("schedule, expected", [("linear", [0.05, 0.0375, 0.025]), ("constant", [0.05] * 3)])
+@pytest.mark.parametrize("schedule, expected", [("linear", [0.05, 0.0375, 0.025]), ("constant", [0.05] * 3),
+                                               ("off_target", [0.02, 0.05, 0.05])])
 def test_the_learning_rate_falls_by_update_with_the_linear_schedule(tiny_dir, schedule, expected):
     """The simulator's trainer is re-entered for each update (one ``fit``, one epoch): with ``linear`` and a
-    horizon of 4 updates the k-th update's learning rate is 0.05 * (1 - k / 4), and the optimizer takes it."""
+    horizon of 4 updates the k-th update's learning rate is 0.05 * (1 - k / 4), and the optimizer takes it. With
+    ``off_target`` (scale 0.1) it is 0.05 * min(1, |p̄ - α| / 0.1) for the |p̄ - α| of 0.04, 0.3 and None (the full
+    rate) the updates are given."""
     from lightning_genenv.coevolution.simulator_updates import OneEpochPerFit
 
     torch.manual_seed(0)
@@ -156,7 +159,8 @@ def test_the_learning_rate_falls_by_update_with_the_linear_schedule(tiny_dir, sc
     trainer = L.Trainer(max_epochs=-1, accelerator="cpu", logger=False, enable_checkpointing=False,
                         enable_progress_bar=False, enable_model_summary=False, callbacks=[OneEpochPerFit()])
     seen = []
-    for _ in range(3):
+    for off_target in (0.04, 0.3, None):
+        sim.aim(off_target)
         trainer.fit(sim, DataLoader([records], batch_size=None,
                                     collate_fn=lambda r: collate_generations(r, tok.pad_token_id)))
         seen.append((sim.learning_rate_now, sim.steps_this_epoch))

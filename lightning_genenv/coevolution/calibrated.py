@@ -116,7 +116,7 @@ def run_calibrated(cfg, run_dir: Path, start: float) -> Path:
                        "time/generate_tasks": writing}
             t0 = time.perf_counter()
             if trainer is not None and scored.sim_records:
-                metrics.update(updates.update(scored.sim_records))
+                metrics.update(updates.update(scored.sim_records, scored.off_target))
                 engine.sync()
             metrics["time/simulator_update"] = time.perf_counter() - t0
             logger.log_metrics(metrics, step=epoch)

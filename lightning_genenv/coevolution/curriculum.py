@@ -46,6 +46,11 @@ class EpochScores:
         return [s.p_hat for s in self.scores if s is not None]
 
     @property
+    def off_target(self) -> float | None:
+        """``|p̄ - α|`` over the epoch's attempted tasks; None: none was attempted."""
+        return self.stats.get("curriculum/p_hat_mean_error")
+
+    @property
     def num_trained_on(self) -> int:
         return sum(s.trained_on for s in self.scores if s is not None)
 

@@ -43,6 +43,7 @@ class EpochInProgress:
     epoch: int
     timers: Timers  # the phases so far; the caller times the agent's update and validation into them
     sim_records: list[SimRecord]  # the simulator's fit set
+    off_target: float | None  # the epoch's |p̄ - α| (None: no task attempted), which the simulator's update may follow
     train_tokens: int  # prompt + completion tokens this rank trains on
 
 
@@ -97,7 +98,8 @@ class CoEvolution:
         if checkpoint_s is not None:
             metrics["time/checkpoint"] = checkpoint_s
         return EpochStart(result.groups, result, metrics, done.warning, done.console,
-                          EpochInProgress(epoch, timers, result.curriculum.sim_records, tokens))
+                          EpochInProgress(epoch, timers, result.curriculum.sim_records,
+                                          result.curriculum.off_target, tokens))
 
     def end_epoch(self, progress: EpochInProgress) -> dict[str, float]:
         """After the agent's update and validation: the simulator's update, the engines' weights, the
@@ -107,7 +109,7 @@ class CoEvolution:
         metrics = {}
         with timers.phase("simulator_update"):
             if cfg.curriculum.train_simulator and progress.sim_records and self.simulator_updates.trainer is not None:
-                metrics.update(self.simulator_updates.update(progress.sim_records))
+                metrics.update(self.simulator_updates.update(progress.sim_records, progress.off_target))
         self.rollouts.sync()
         pushes = self.rollouts.pop_sync_times()  # weight pushes into an external engine this epoch
         timers.add("weight_sync", sum(pushes))

@@ -48,8 +48,10 @@ class SimulatorUpdates:
         return DataLoader(records, batch_size=batch_size, shuffle=False,
                           collate_fn=lambda r: collate_generations(r, pad_id))
 
-    def update(self, records: list[SimRecord]) -> dict[str, float]:
-        """One epoch of RWR on ``records`` (one ``fit``: :class:`OneEpochPerFit`); returns its metrics."""
+    def update(self, records: list[SimRecord], off_target: float | None = None) -> dict[str, float]:
+        """One epoch of the simulator's objective on ``records`` (one ``fit``: :class:`OneEpochPerFit`), the epoch's
+        ``|p̄ - α|`` ``off_target`` (:meth:`~lightning_genenv.simulator.SimulatorModule.aim`); returns its metrics."""
+        self.sim.aim(off_target)
         self.trainer.fit(self.sim, train_dataloaders=self.loader(records, self.batch_size))
         self.epochs += 1
         self.save()

@@ -134,8 +134,10 @@ class SimulatorConfig:
     learning_rate: float = 5e-4  # RESULTS.md: 2e-4 left the KL to the initial simulator under 1e-2; 0: frozen
     # constant, as the paper; linear: decays by update, the k-th (from 0) at learning_rate * (1 - k / max_epochs),
     # so that late epochs take smaller steps (the agent's schedule counts optimizer steps; the simulator updates once
-    # an epoch)
-    lr_scheduler_type: Literal["linear", "constant"] = "constant"
+    # an epoch); off_target: each update at learning_rate * min(1, |p-bar - alpha| / lr_off_target_scale), p-bar the
+    # epoch's mean success, so that steps shrink once the tasks are on target, not with time
+    lr_scheduler_type: Literal["linear", "constant", "off_target"] = "constant"
+    lr_off_target_scale: float = 0.1  # off_target: the |p-bar - alpha| from which an update takes the full rate
     weight_decay: float = 0.0  # AdamW weight decay
     # RWR temperature: w ∝ exp(R_env / lam), self-normalized over the epoch's generations. The paper's 1.0; against
     # a frozen agent 0.3 and 0.1 concentrated the fit, gave no curriculum and more copying (RESULTS.md)
@@ -202,7 +204,8 @@ class SimulatorConfig:
                max_completion_length=f"[1, {MAX_COUNT}]", batch_size=f"[1, {MAX_COUNT}]", num_variations="[1, 1000]",
                num_examples="[0, 64]", tau="(0, 100]", epsilon="(0, 1]", reward_unsolved="[-10, 10]",
                reward_solved="[-10, 10]", reward_invalid="[-10, 10]", near_duplicate_penalty="[0, 10]",
-               kl_step_max="(0, 1e9]", seed_replay="[0, 1]", seed_replay_epochs=f"[1, {MAX_COUNT}]")
+               kl_step_max="(0, 1e9]", seed_replay="[0, 1]", seed_replay_epochs=f"[1, {MAX_COUNT}]",
+               lr_off_target_scale="(0, 1]")
         check(self.objective in OBJECTIVES,
               f"simulator.objective={self.objective}: one of {', '.join(OBJECTIVES)} (lightning_genenv/objectives/)")
         check(self.objective not in GROUP_OBJECTIVES or self.num_variations >= 2,

@@ -59,7 +59,7 @@ class CalibratedRun:
     d0: float
     d0_step: float
     learning_rate: float  # the simulator's
-    lr_scheduler_type: str  # ... and its schedule over the updates
+    lr_scheduler_type: str  # ... and its schedule over the updates ("off_target" with its scale: "off_target 0.1")
     kl_max: float  # its trust region on the KL to the initial simulator
     seed_replay: float  # the share of its seeds that are its own earlier in-band tasks
     seed_replay_epochs: int  # ... of how many last epochs
@@ -91,6 +91,14 @@ class CalibratedRun:
         return float(self.epochs[-1].get(UNRATED, math.nan)) if self.epochs else math.nan
 
 
+def _schedule(simulator: dict) -> str:
+    """The simulator's learning-rate schedule as a setting tells it: its name, and ``off_target``'s scale."""
+    name = str(simulator.get("lr_scheduler_type", SimulatorConfig.lr_scheduler_type))
+    if name != "off_target":
+        return name
+    return f"{name} {float(simulator.get('lr_off_target_scale', SimulatorConfig.lr_off_target_scale)):g}"
+
+
 def _order(value: float | None) -> float:
     """A reward or None (R_env's own) as a sortable key."""
     return -math.inf if value is None else float(value)
@@ -111,8 +119,7 @@ def read_run(path: str | Path) -> CalibratedRun:
                              objective=config["simulator"]["objective"], alpha=float(curriculum["alpha"]),
                              d0=float(solver["d0"]), d0_step=float(solver.get("d0_step", 0.0)),
                              learning_rate=float(config["simulator"]["learning_rate"]),
-                             lr_scheduler_type=str(config["simulator"].get("lr_scheduler_type",
-                                                                           SimulatorConfig.lr_scheduler_type)),
+                             lr_scheduler_type=_schedule(config["simulator"]),
                              kl_max=float(config["simulator"].get("kl_max", SimulatorConfig.kl_max)),
                              seed_replay=float(config["simulator"].get("seed_replay", SimulatorConfig.seed_replay)),
                              seed_replay_epochs=int(config["simulator"].get("seed_replay_epochs",
