@@ -71,7 +71,7 @@ class SimulatorModule(PolicyModule):
         """AdamW (:meth:`PolicyModule.configure_optimizers`); with ``lr_scheduler_type=linear`` its learning rate
         falls by update (one epoch of the simulator's trainer): the ``k``-th at ``1 - k / total_updates`` of
         ``learning_rate``. The schedule is built once, as the optimizer, and kept across the re-entered ``fit``s
-        (Lightning writes its state into the simulator's checkpoints; a resume that restores it is not tested)."""
+        (Lightning writes its state into the simulator's checkpoints, and a resume goes on from it)."""
         optimizer = super().configure_optimizers()
         if self.cfg.lr_scheduler_type in ("constant", "off_target") or self.total_updates is None:
             return optimizer

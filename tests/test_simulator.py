@@ -165,3 +165,34 @@ def test_the_learning_rate_falls_by_update_with_the_linear_schedule(tiny_dir, sc
                                     collate_fn=lambda r: collate_generations(r, tok.pad_token_id)))
         seen.append((sim.learning_rate_now, sim.steps_this_epoch))
     assert seen == [(pytest.approx(lr), 1) for lr in expected]
+
+
+def test_a_restored_simulator_goes_on_with_the_linear_schedule_where_it_stopped(tiny_dir, tmp_path):
+    """The schedule's state is in the simulator trainer's checkpoint: a fresh module and trainer restored after
+    2 of 4 updates (a fit on no batches, as a resume does) take the third update at 0.05 * (1 - 2/4), as the
+    uninterrupted run does."""
+    from lightning_genenv.coevolution.simulator_updates import OneEpochPerFit
+
+    def trainer():
+        return L.Trainer(max_epochs=-1, accelerator="cpu", logger=False, enable_checkpointing=False,
+                         enable_progress_bar=False, enable_model_summary=False, callbacks=[OneEpochPerFit()])
+
+    cfg = compose(["model=tiny", "simulator.kl_max=100", "simulator.learning_rate=0.05",
+                   "simulator.lr_scheduler_type=linear"]).simulator
+    records = [SimRecord([5, 6], [7, 8, 9], 1.5), SimRecord([5], [10], 0.5)]
+
+    def loader(batches):
+        return DataLoader(batches, batch_size=None, collate_fn=lambda r: collate_generations(r, 0))
+
+    torch.manual_seed(0)
+    first, first_trainer = simulator_module(*load_causal_lm(tiny_dir), cfg, total_updates=4), trainer()
+    for _ in range(2):
+        first_trainer.fit(first, loader([records]))
+    first_trainer.save_checkpoint(tmp_path / "simulator-2.ckpt", weights_only=False)
+
+    restored, again = simulator_module(*load_causal_lm(tiny_dir), cfg, total_updates=4), trainer()
+    again.fit(restored, loader([]), ckpt_path=tmp_path / "simulator-2.ckpt", weights_only=True)
+    again.fit(restored, loader([records]))
+    first_trainer.fit(first, loader([records]))
+    assert restored.learning_rate_now == first.learning_rate_now == pytest.approx(0.025)
+    assert restored.steps_this_epoch == 1
