@@ -87,11 +87,11 @@ def test_the_learning_rate_schedule_and_the_off_target_scale_make_another_settin
     runs = [_run(tmp_path, "constant", [0.4, 0.1]),
             _run(tmp_path, "linear", [0.4, 0.1], shaping={"lr_scheduler_type": "linear"}),
             _run(tmp_path, "off", [0.4, 0.1], shaping={"lr_scheduler_type": "off_target"}),
-            _run(tmp_path, "off2", [0.4, 0.1], shaping={"lr_scheduler_type": "off_target", "lr_off_target_scale": 0.2})]
-    assert [r.lr_scheduler_type for r in runs] == ["constant", "linear", "off_target 0.1", "off_target 0.2"]
+            _run(tmp_path, "off2", [0.4, 0.1], shaping={"lr_scheduler_type": "off_target", "lr_off_target_scale": 0.1})]
+    assert [r.lr_scheduler_type for r in runs] == ["constant", "linear", "off_target 0.3", "off_target 0.1"]
     assert [s.name.split(",")[0] for s in settings(runs)] == ["grpo (lr 0.0005)", "grpo (lr 0.0005 linear)",
                                                              "grpo (lr 0.0005 off_target 0.1)",
-                                                             "grpo (lr 0.0005 off_target 0.2)"]
+                                                             "grpo (lr 0.0005 off_target 0.3)"]
 
 
 def _r_env_a05(p_hat):

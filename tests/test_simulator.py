@@ -153,7 +153,7 @@ def test_the_learning_rate_falls_by_update_with_the_linear_schedule(tiny_dir, sc
     torch.manual_seed(0)
     model, tok = load_causal_lm(tiny_dir)
     cfg = compose(["model=tiny", "simulator.kl_max=100", "simulator.learning_rate=0.05",
-                   f"simulator.lr_scheduler_type={schedule}"]).simulator
+                   f"simulator.lr_scheduler_type={schedule}", "simulator.lr_off_target_scale=0.1"]).simulator
     sim = simulator_module(model, tok, cfg, total_updates=4)
     records = [SimRecord([5, 6], [7, 8, 9], 1.5), SimRecord([5], [10], 0.5)]
     trainer = L.Trainer(max_epochs=-1, accelerator="cpu", logger=False, enable_checkpointing=False,

@@ -65,6 +65,15 @@ def level_share(level: float, *runs: str) -> Callable[[Path], str]:
     return compute
 
 
+def late_hits(first: int, *runs: str, within: float = 0.1) -> Callable[[Path], str]:
+    """``k of n``: of the epochs from ``first`` (1-based) on of each archived run of ``calibrated-shaped``, those
+    whose ``|p̄ − α|`` is within ``within``."""
+    def compute(root: Path) -> str:
+        errors = [e for run in runs for e in read_run(root / RESULTS / SHAPED / run).errors()[first - 1:]]
+        return f"{sum(e <= within for e in errors)} of {len(errors)}"
+    return compute
+
+
 def groups_differ(*runs: str) -> Callable[[Path], str]:
     """Per run (``a / b / c``): of the seed groups with two or more valid candidates (every epoch; a task's ``seed``
     names its group), the share whose candidates differ in difficulty (an unrated one differs from a rated one)."""

@@ -28,8 +28,8 @@ def test_an_update_fits_one_more_epoch_on_the_records_and_returns_its_metrics(tm
     trainer = RecordingTrainer()
     aimed = []
     updates = SimulatorUpdates(_simulator(aimed=aimed), trainer, tmp_path, batch_size=2)
-    assert updates.update(RECORDS, off_target=0.125) == {"sim/steps": 2.0, "sim/learning_rate": 1e-4, "sim/kl_to_initial": 0.25,
-                                    "sim/kl_cap_hit_epoch": 1.0}
+    assert updates.update(RECORDS, off_target=0.125) == {"sim/steps": 2.0, "sim/learning_rate": 1e-4,
+                                                          "sim/kl_to_initial": 0.25, "sim/kl_cap_hit_epoch": 1.0}
     (ckpt_path, batches), = trainer.fits
     assert (ckpt_path, updates.epochs) == (None, 1)
     assert [b["weights"].tolist() for b in batches] == [[0.5, 2.0], [1.0]]  # in order, batch_size 2
