@@ -1,8 +1,9 @@
 """The calibrated solver's figures with replayed seeds (``simulator.seed_replay``; RESULTS.md "Calibrated solver")
 as :class:`~lightning_genenv.report.claim.Claim` values, recomputed from the archived runs
-``docs/results/calibrated-shaped/replay-*`` (a constant learning rate), ``lin-*`` (decaying linearly) and ``n16-*``
-(16 attempts a task) through :mod:`~lightning_genenv.report.calibrated_views`. Left out: the
-runs' per-epoch tables, which ``bench/calibration_table.py`` prints.
+``docs/results/calibrated-shaped/replay-*`` (a constant learning rate), ``lin-*`` (decaying linearly), ``os3-*``
+and ``og-*`` (keyed to the epoch's distance from alpha, scale 0.3 and 0.1) and ``n16-*`` (16 attempts a task)
+through :mod:`~lightning_genenv.report.calibrated_views`. Left out: the runs' per-epoch tables, which
+``bench/calibration_table.py`` prints.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from lightning_genenv.report.calibrated_views import (
     end_difficulty,
     last_d,
     last_epochs,
+    late_hits,
     level_share,
     seed_runs,
     tail_means,
@@ -50,6 +52,8 @@ _SINGLE = (
     (SHAPED, "untrained-a02-s3", "0.175", "0.390"),  # its never-trained pair, without replay
     (SHAPED, "n16-grpo-a02-s0", "0.014", "0.187"),  # 16 attempts a task (agent.num_generations=16), alpha 0.2
     (SHAPED, "n16-grpo-a02-s1", "0.257", "0.218"),
+    (SHAPED, "og-grpo-a02-s0", "0.244", "0.102"),  # the rate keyed to |p-bar - alpha| with lr_off_target_scale 0.1
+    (SHAPED, "og-grpo-a05-s0", "0.073", "0.112"),
 )
 
 
@@ -64,8 +68,23 @@ _LINEAR = {
     "a08-d369": ("0.238 / 0.093 / 0.344", "0.214 / 0.063 / 0.217", "−0.242 [−0.572, +0.087]",
                  "+0.032 [−0.154, +0.218]"),
 }
-_LINEAR_HEADLINE = frozenset({("a02", 0), ("a05", 0), ("a08-d369", 0)})
+# the epoch-10 figures of each schedule's rows, which the answers' table quotes too
+_ENDS = frozenset({("a02", 0), ("a05", 0), ("a08-d369", 0)})
 _ANSWER = "| Does the simulator learn a curriculum? Calibrated solver |"
+
+# the same with each update's rate keyed to its epoch's distance from alpha (simulator.lr_scheduler_type=off_target,
+# lr_off_target_scale 0.3), its last column paired with the constant step's runs
+_OFF_TARGET = {
+    "a02": ("0.006 / 0.428 / 0.061", "0.070 / 0.389 / 0.083", "−0.308 [−0.726, +0.110]", "+0.023 [−0.231, +0.277]"),
+    "a05": ("0.052 / 0.062 / 0.212", "0.156 / 0.165 / 0.153", "−0.238 [−0.249, −0.227]", "+0.046 [−0.035, +0.128]"),
+    "a08-d369": ("0.026 / 0.025 / 0.096", "0.169 / 0.085 / 0.150", "−0.272 [−0.502, −0.042]",
+                 "+0.002 [−0.067, +0.072]"),
+}
+
+# of the last four epochs (7-10) of each schedule's 9 runs (3 alphas x 3 seeds), those within 0.1 of alpha:
+# (stem, as RESULTS.md names the schedule, value)
+_LATE = (("replay-grpo", "at a constant rate", "21 of 36"), ("lin-grpo", "decaying", "18 of 36"),
+         ("os3-grpo", "keyed to the distance", "21 of 36"))
 
 # the share of each seed's tasks from epoch 5 on at the reward's peak level: (setting, level, value)
 _AT_PEAK = (("a02", 6.0, "0.55 / 0.37 / 0.47"), ("a05", 2.0, "0.73 / 0.63 / 0.78"), ("a08", 2.0, "0.61 / 0.60 / 0.74"),
@@ -113,7 +132,12 @@ _LINEAR_SINGLE = (("lin-grpo-a05-s2", "mean d at epoch 10", last_d, "2.15"),)
 
 REPLAY_CLAIMS: tuple[Claim, ...] = (
     *_table("replay-grpo", "grpo", _ROWS, headline=_HEADLINE),
-    *_table("lin-grpo", "replay-grpo", _LINEAR, ", linear", _LINEAR_HEADLINE),
+    *_table("lin-grpo", "replay-grpo", _LINEAR, ", linear", _ENDS),
+    *_table("os3-grpo", "replay-grpo", _OFF_TARGET, ", off-target", _ENDS),
+    *(Claim(f"calibrated solver, {stem}: epochs 7-10 within 0.1 of alpha, 9 runs", value,
+            late_hits(7, *(run for tag in ("a02", "a05", "a08-d369") for run in seed_runs(f"{stem}-{tag}"))),
+            ((R, f"**{value}** {label}"),), f"{SHAPED}/{stem}-*")
+      for stem, label, value in _LATE),
     *(Claim(f"calibrated solver, {run}: {what}", value, view(SHAPED, run), ((R, f"(mean `d` **{value}**"),),
             f"{SHAPED}/{run}") for run, what, view, value in _LINEAR_SINGLE),
     *(Claim(f"calibrated solver, replayed seeds, {folder}/{run}: {what}", value, compute(folder, run),

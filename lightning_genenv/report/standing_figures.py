@@ -62,9 +62,9 @@ def plot(root: Path = ROOT, out: Path | None = None) -> list[Path]:
 
 
 # The calibrated solver's standing runs: per alpha (and d0), the trained simulator's seeds (grpo with replayed seeds,
-# at a constant learning rate and decaying linearly) and the never-trained one's
+# at a constant learning rate and at one keyed to the epoch's |p-bar - alpha|) and the never-trained one's
 CALIBRATED_ARMS = {"replay-grpo": ("grpo, constant rate", {}),
-                   "lin-grpo": ("grpo, linear decay", {"linestyle": "--"}),
+                   "os3-grpo": ("grpo, rate keyed to |p̄ − α|", {"linestyle": "--"}),
                    "untrained": ("never trained", {"linestyle": ":", "alpha": 0.6})}
 CALIBRATED = {(alpha, d0): {arm: [RESULTS / "calibrated-shaped" / f"{arm}-a{tag}-s{s}" for s in range(3)]
                             for arm in CALIBRATED_ARMS}
