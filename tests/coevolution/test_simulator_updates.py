@@ -16,12 +16,12 @@ from tests.fakes import CharTok, RecordingTrainer
 RECORDS = [SimRecord([5, 6], [7], 0.5), SimRecord([5], [8, 9], 2.0), SimRecord([4], [3], 1.0)]
 
 
-def _simulator(moved=None, sharded=False, aimed=()):
+def _simulator(moved=None, sharded=False, aimed=None):
     """What the updates read of the simulator module: its tokenizer, the last update's numbers, whether it
-    is sharded, ``to``, ``aim``."""
+    is sharded, ``to``, ``aim`` (recorded in ``aimed``)."""
+    aimed = [] if aimed is None else aimed
     return SimpleNamespace(tokenizer=CharTok(), steps_this_epoch=2, last_kl=0.25, kl_exceeded=True, sharded=sharded,
-                           learning_rate_now=1e-4, to=lambda device: moved.append(device),
-                           aim=lambda off_target: aimed.append(off_target) if aimed != () else None)
+                           learning_rate_now=1e-4, to=lambda device: moved.append(device), aim=aimed.append)
 
 
 def test_an_update_fits_one_more_epoch_on_the_records_and_returns_its_metrics(tmp_path):
