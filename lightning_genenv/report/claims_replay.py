@@ -90,18 +90,21 @@ _LATE = (("replay-grpo", "at a constant rate", "21 of 36"), ("lin-grpo", "decayi
 _AT_PEAK = (("a02", 6.0, "0.55 / 0.37 / 0.47"), ("a05", 2.0, "0.73 / 0.63 / 0.78"), ("a08", 2.0, "0.61 / 0.60 / 0.74"),
             ("a08-d369", 3.0, "0.35 / 0.58 / 0.67"))
 
-# the target moving from d0 4.3 by 0.2 an epoch, seeds 0-2, with replay (the rate constant, and decaying linearly)
+# the target moving from d0 4.3 by 0.2 an epoch, seeds 0-2, with replay (the rate constant, decaying linearly, and
+# keyed to the distance from alpha)
 # and never trained: (run stem, what, view, value); then each trained stem - never trained, paired by seed: (stem,
 # what, view, value)
 _MOVING = tuple((stem, what, view, value) for stem, values in (
     ("replay-grpo-move-a05-d43", ("6.13 / 6.00 / 5.19", "0.026 / 0.032 / 0.264", "0.175 / 0.086 / 0.216")),
     ("untrained-move-a05-d43", ("3.80 / 4.13 / 3.44", "0.282 / 0.241 / 0.108", "0.202 / 0.171 / 0.156")),
-    ("lin-grpo-move-a05-d43", ("6.32 / 5.77 / 6.32", "0.017 / 0.125 / 0.138", "0.140 / 0.123 / 0.097")))
+    ("lin-grpo-move-a05-d43", ("6.32 / 5.77 / 6.32", "0.017 / 0.125 / 0.138", "0.140 / 0.123 / 0.097")),
+    ("os3-grpo-move-a05-d43", ("5.81 / 8.03 / 6.97", "0.033 / 0.193 / 0.227", "0.194 / 0.160 / 0.093")))
     for (what, view), value in zip((("mean d at epoch 10", last_d), ("|p-bar - alpha| at epoch 10", last_epochs),
                                     ("mean |p-bar - alpha| over epochs 5-10", tail_means)), values))
 _MOVING_PAIRED = tuple((stem, what, view, value) for stem, values in (
     ("replay-grpo-move-a05-d43", ("+1.983 [+1.224, +2.741]", "−0.103 [−0.664, +0.458]", "−0.017 [−0.198, +0.164]")),
-    ("lin-grpo-move-a05-d43", ("+2.345 [+0.766, +3.924]", "−0.117 [−0.484, +0.249]", "−0.056 [−0.074, −0.039]")))
+    ("lin-grpo-move-a05-d43", ("+2.345 [+0.766, +3.924]", "−0.117 [−0.484, +0.249]", "−0.056 [−0.074, −0.039]")),
+    ("os3-grpo-move-a05-d43", ("+3.146 [+0.668, +5.625]", "−0.059 [−0.518, +0.399]", "−0.027 [−0.103, +0.049]")))
     for (what, view), value in zip((("mean d at epoch 10", end_difficulty),
                                     ("|p-bar - alpha| at epoch 10", Setting.last),
                                     ("mean |p-bar - alpha| over epochs 5-10", Setting.tail_mean)), values))
