@@ -25,6 +25,21 @@ def tiny_sft_dir() -> str:
     return str(tiny_sft_model_dir())
 
 
+@pytest.fixture
+def simulator_trainer():
+    """``simulator_trainer()``: a new trainer as train.py builds the simulator's, one epoch per ``fit``
+    (:class:`OneEpochPerFit`, no epoch limit), without logger, checkpoints or progress bar."""
+    import lightning as L
+
+    from lightning_genenv.coevolution.simulator_updates import OneEpochPerFit
+
+    def make() -> L.Trainer:
+        return L.Trainer(accelerator="cpu", max_epochs=-1, callbacks=[OneEpochPerFit()], logger=False,
+                         enable_checkpointing=False, enable_progress_bar=False, enable_model_summary=False)
+
+    return make
+
+
 @pytest.fixture(scope="session")
 def agent_batch():
     """``agent_batch(tok, n=4, sampler=None)``: a collated batch of one group of ``n`` completions of

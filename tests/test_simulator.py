@@ -143,21 +143,19 @@ def test_rwr_fits_at_the_sampling_temperature(tiny_dir, overrides, expected):
 
 @pytest.mark.parametrize("schedule, expected", [("linear", [0.05, 0.0375, 0.025]), ("constant", [0.05] * 3),
                                                ("off_target", [0.02, 0.05, 0.05])])
-def test_the_learning_rate_falls_by_update_with_the_linear_schedule(tiny_dir, schedule, expected):
+def test_the_learning_rate_falls_by_update_with_the_linear_schedule(tiny_dir, simulator_trainer, schedule,
+                                                                    expected):
     """The simulator's trainer is re-entered for each update (one ``fit``, one epoch): with ``linear`` and a
     horizon of 4 updates the k-th update's learning rate is 0.05 * (1 - k / 4), and the optimizer takes it. With
     ``off_target`` (scale 0.1) it is 0.05 * min(1, |p̄ - α| / 0.1) for the |p̄ - α| of 0.04, 0.3 and None (the full
     rate) the updates are given."""
-    from lightning_genenv.coevolution.simulator_updates import OneEpochPerFit
-
     torch.manual_seed(0)
     model, tok = load_causal_lm(tiny_dir)
     cfg = compose(["model=tiny", "simulator.kl_max=100", "simulator.learning_rate=0.05",
                    f"simulator.lr_scheduler_type={schedule}", "simulator.lr_off_target_scale=0.1"]).simulator
     sim = simulator_module(model, tok, cfg, total_updates=4)
     records = [SimRecord([5, 6], [7, 8, 9], 1.5), SimRecord([5], [10], 0.5)]
-    trainer = L.Trainer(max_epochs=-1, accelerator="cpu", logger=False, enable_checkpointing=False,
-                        enable_progress_bar=False, enable_model_summary=False, callbacks=[OneEpochPerFit()])
+    trainer = simulator_trainer()
     seen = []
     for off_target in (0.04, 0.3, None):
         sim.aim(off_target)
@@ -167,16 +165,11 @@ def test_the_learning_rate_falls_by_update_with_the_linear_schedule(tiny_dir, sc
     assert seen == [(pytest.approx(lr), 1) for lr in expected]
 
 
-def test_a_restored_simulator_goes_on_with_the_linear_schedule_where_it_stopped(tiny_dir, tmp_path):
+def test_a_restored_simulator_goes_on_with_the_linear_schedule_where_it_stopped(tiny_dir, simulator_trainer,
+                                                                                 tmp_path):
     """The schedule's state is in the simulator trainer's checkpoint: a fresh module and trainer restored after
     2 of 4 updates (a fit on no batches, as a resume does) take the third update at 0.05 * (1 - 2/4), as the
     uninterrupted run does."""
-    from lightning_genenv.coevolution.simulator_updates import OneEpochPerFit
-
-    def trainer():
-        return L.Trainer(max_epochs=-1, accelerator="cpu", logger=False, enable_checkpointing=False,
-                         enable_progress_bar=False, enable_model_summary=False, callbacks=[OneEpochPerFit()])
-
     cfg = compose(["model=tiny", "simulator.kl_max=100", "simulator.learning_rate=0.05",
                    "simulator.lr_scheduler_type=linear"]).simulator
     records = [SimRecord([5, 6], [7, 8, 9], 1.5), SimRecord([5], [10], 0.5)]
@@ -185,12 +178,12 @@ def test_a_restored_simulator_goes_on_with_the_linear_schedule_where_it_stopped(
         return DataLoader(batches, batch_size=None, collate_fn=lambda r: collate_generations(r, 0))
 
     torch.manual_seed(0)
-    first, first_trainer = simulator_module(*load_causal_lm(tiny_dir), cfg, total_updates=4), trainer()
+    first, first_trainer = simulator_module(*load_causal_lm(tiny_dir), cfg, total_updates=4), simulator_trainer()
     for _ in range(2):
         first_trainer.fit(first, loader([records]))
     first_trainer.save_checkpoint(tmp_path / "simulator-2.ckpt", weights_only=False)
 
-    restored, again = simulator_module(*load_causal_lm(tiny_dir), cfg, total_updates=4), trainer()
+    restored, again = simulator_module(*load_causal_lm(tiny_dir), cfg, total_updates=4), simulator_trainer()
     again.fit(restored, loader([]), ckpt_path=tmp_path / "simulator-2.ckpt", weights_only=True)
     again.fit(restored, loader([records]))
     first_trainer.fit(first, loader([records]))

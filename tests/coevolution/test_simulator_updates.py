@@ -9,7 +9,7 @@ import torch
 from torch.utils.data import DataLoader
 
 from lightning_genenv.coevolution.checkpoint import sha256_file, sidecar
-from lightning_genenv.coevolution.simulator_updates import OneEpochPerFit, SimulatorUpdates
+from lightning_genenv.coevolution.simulator_updates import SimulatorUpdates
 from lightning_genenv.epoch_values import SimRecord
 from tests.fakes import CharTok, RecordingTrainer
 
@@ -113,22 +113,17 @@ class Linear(L.LightningModule):
         return torch.optim.SGD(self.parameters(), lr=0.1)
 
 
-def _trainer():
-    return L.Trainer(accelerator="cpu", max_epochs=-1, callbacks=[OneEpochPerFit()], logger=False,
-                     enable_checkpointing=False, enable_progress_bar=False, enable_model_summary=False)
-
-
-def test_each_fit_is_one_epoch_and_a_restore_on_no_batches_only_restores(tmp_path):
+def test_each_fit_is_one_epoch_and_a_restore_on_no_batches_only_restores(simulator_trainer, tmp_path):
     """The simulator's trainer as train.py builds it: no epoch limit, one epoch per fit; a fresh trainer
     given the checkpoint and an empty loader restores it and trains nothing."""
-    module, trainer, data = Linear(), _trainer(), torch.ones(4, 1)
+    module, trainer, data = Linear(), simulator_trainer(), torch.ones(4, 1)
     for epoch in (1, 2):
         trainer.fit(module, train_dataloaders=DataLoader(data, batch_size=2))
         assert (trainer.current_epoch, trainer.global_step) == (epoch, 2 * epoch)
     trainer.save_checkpoint(tmp_path / "simulator-2.ckpt")
     weight = module.w.item()
 
-    restored, again = Linear(), _trainer()
+    restored, again = Linear(), simulator_trainer()
     again.fit(restored, train_dataloaders=DataLoader([], batch_size=1), ckpt_path=tmp_path / "simulator-2.ckpt",
               weights_only=True)
     assert (again.current_epoch, again.global_step, restored.w.item()) == (2, 4, weight)
