@@ -65,6 +65,24 @@ def level_share(level: float, *runs: str) -> Callable[[Path], str]:
     return compute
 
 
+def variations_of_level(level: float, *runs: str) -> Callable[[Path], str]:
+    """Over ``runs``, from epoch 5 on: of the tasks written from a replayed seed whose difficulty is ``level``, the
+    shares written easier, at the same level, harder and unrated (``easier a / same b / harder c / unrated d``)."""
+    def compute(root: Path) -> str:
+        counts = dict.fromkeys(("easier", "same", "harder", "unrated"), 0)
+        for run in runs:
+            rows = list(read_jsonl_strict(tasks_file(root / RESULTS / SHAPED / run)))
+            seeds = {r["id"]: r["d"] for r in rows}
+            for r in rows:
+                if r["epoch"] < TAIL - 1 or seeds.get(r["seed"]) != level:
+                    continue
+                d = r["d"]
+                counts["unrated" if d is None else "easier" if d < level else "same" if d == level else "harder"] += 1
+        total = sum(counts.values())
+        return " / ".join(f"{k} {v / total:.2f}" for k, v in counts.items())
+    return compute
+
+
 def late_hits(first: int, *runs: str, within: float = 0.1) -> Callable[[Path], str]:
     """``k of n``: of the epochs from ``first`` (1-based) on of each archived run of ``calibrated-shaped``, those
     whose ``|p̄ − α|`` is within ``within``."""

@@ -18,13 +18,14 @@ from lightning_genenv.report.calibrated_views import (
     seed_runs,
     tail_means,
     trained_minus_untrained,
+    variations_of_level,
 )
 from lightning_genenv.report.calibration import Setting
 from lightning_genenv.report.claim import Claim, R
 
 # Each setting's tag in the archived runs' names, as RESULTS.md names it
 _SETTINGS = {"a08": "α = 0.8, d₀ = 2.75", "a05": "α = 0.5, d₀ = 2", "a02": "α = 0.2, d₀ = 5",
-             "a08-d369": "α = 0.8, d₀ = 3.69"}
+             "a08-d369": "α = 0.8, d₀ = 3.69", "a02-d43": "α = 0.2, d₀ = 4.3"}
 
 # grpo with 0.75 of the seeds replayed, 3 seeds a setting, as RESULTS.md's table prints it: |p-bar - alpha| at
 # epoch 10 and over epochs 5-10, then paired over epochs 5-10 with the never-trained simulator and with grpo
@@ -35,6 +36,8 @@ _ROWS = {
     "a08": ("0.226 / 0.144 / 0.026", "0.198 / 0.210 / 0.118", "−0.404 [−0.614, −0.193]", "−0.001 [−0.031, +0.029]"),
     "a08-d369": ("0.012 / 0.011 / 0.047", "0.161 / 0.113 / 0.122", "−0.275 [−0.449, −0.100]",
                  "−0.116 [−0.319, +0.087]"),
+    "a02-d43": ("0.198 / 0.179 / 0.047", "0.172 / 0.154 / 0.153", "−0.188 [−0.350, −0.027]",
+                "−0.135 [−0.458, +0.188]"),
 }
 
 # one seed each: replay without the simulator's update (never trained), and replay with base tasks as the
@@ -54,11 +57,12 @@ _SINGLE = (
     (SHAPED, "n16-grpo-a02-s1", "0.257", "0.218"),
     (SHAPED, "og-grpo-a02-s0", "0.244", "0.102"),  # the rate keyed to |p-bar - alpha| with lr_off_target_scale 0.1
     (SHAPED, "og-grpo-a05-s0", "0.073", "0.112"),
+    (SHAPED, "replay-untrained-a02-d43-s0", "0.316", "0.422"),  # replay, never trained, alpha 0.2, d0 4.3
 )
 
 
 # the figures the answers' table quotes too: (setting, column)
-_HEADLINE = frozenset({("a05", 0), ("a02", 0), ("a02", 2), ("a08", 0), ("a08-d369", 0)})
+_HEADLINE = frozenset({("a05", 0), ("a02", 0), ("a02", 2), ("a08", 0), ("a08-d369", 0), ("a02-d43", 0)})
 
 # the same with the learning rate decaying linearly over the 10 updates (simulator.lr_scheduler_type=linear), its
 # last column paired with the constant step's runs above
@@ -88,7 +92,13 @@ _LATE = (("replay-grpo", "at a constant rate", "21 of 36"), ("lin-grpo", "decayi
 
 # the share of each seed's tasks from epoch 5 on at the reward's peak level: (setting, level, value)
 _AT_PEAK = (("a02", 6.0, "0.55 / 0.37 / 0.47"), ("a05", 2.0, "0.73 / 0.63 / 0.78"), ("a08", 2.0, "0.61 / 0.60 / 0.74"),
-            ("a08-d369", 3.0, "0.35 / 0.58 / 0.67"))
+            ("a08-d369", 3.0, "0.35 / 0.58 / 0.67"), ("a02-d43", 5.0, "0.39 / 0.47 / 0.39"))
+
+# of the tasks written from epoch 5 on from a replayed seed at the target's level, the shares easier, at the level,
+# harder and unrated, over a setting's 3 seeds: (setting, level, value)
+_VARIATIONS = (("a02-d43", 5.0, "easier 0.29 / same 0.50 / harder 0.17 / unrated 0.04"),
+               ("a05", 2.0, "easier 0.00 / same 0.77 / harder 0.19 / unrated 0.04"),
+               ("a08-d369", 3.0, "easier 0.14 / same 0.61 / harder 0.19 / unrated 0.07"))
 
 # the target moving from d0 4.3 by 0.2 an epoch, seeds 0-2, with replay (the rate constant, decaying linearly, and
 # keyed to the distance from alpha)
@@ -152,6 +162,13 @@ REPLAY_CLAIMS: tuple[Claim, ...] = (
             value, level_share(level, *seed_runs(f"replay-grpo-{tag}")), ((R, f"**{value}**"),),
             f"{SHAPED}/replay-grpo-{tag}-s*/calibration_tasks.jsonl.gz")
       for tag, level, value in _AT_PEAK),
+    *(Claim(f"calibrated solver, replayed seeds, {tag}: what is written from a seed at d = {level:g}, epochs 5-10",
+            value, variations_of_level(level, *seed_runs(f"replay-grpo-{tag}")), ((R, f"**{value}**"),),
+            f"{SHAPED}/replay-grpo-{tag}-s*/calibration_tasks.jsonl.gz")
+      for tag, level, value in _VARIATIONS),
+    Claim("calibrated solver, replay-grpo-a02-d43: epochs 7-10 within 0.1 of alpha, 3 runs", "3 of 12",
+          late_hits(7, *seed_runs("replay-grpo-a02-d43")), ((R, "in **3 of 12**"),),
+          f"{SHAPED}/replay-grpo-a02-d43-s*"),
     *(Claim(f"calibrated solver, moving target, {stem}: {what} per seed", value,
             view(SHAPED, *seed_runs(stem)), ((R, f"**{value}**"),), f"{SHAPED}/{stem}-s*")
       for stem, what, view, value in _MOVING),
