@@ -67,7 +67,8 @@ def level_share(level: float, *runs: str) -> Callable[[Path], str]:
 
 def variations_of_level(level: float, *runs: str) -> Callable[[Path], str]:
     """Over ``runs``, from epoch 5 on: of the tasks written from a replayed seed whose difficulty is ``level``, the
-    shares written easier, at the same level, harder and unrated (``easier a / same b / harder c / unrated d``)."""
+    shares written easier, at the same level, harder and unrated, and their number (``easier a / same b / harder c /
+    unrated d of n``)."""
     def compute(root: Path) -> str:
         counts = dict.fromkeys(("easier", "same", "harder", "unrated"), 0)
         for run in runs:
@@ -79,7 +80,7 @@ def variations_of_level(level: float, *runs: str) -> Callable[[Path], str]:
                 d = r["d"]
                 counts["unrated" if d is None else "easier" if d < level else "same" if d == level else "harder"] += 1
         total = sum(counts.values())
-        return " / ".join(f"{k} {v / total:.2f}" for k, v in counts.items())
+        return " / ".join(f"{k} {v / total:.2f}" for k, v in counts.items()) + f" of {total}"
     return compute
 
 
