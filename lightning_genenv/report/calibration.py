@@ -24,6 +24,7 @@ Deliberately left out: plots (TensorBoard's ``tb/calibration``), and runs of any
 
 from __future__ import annotations
 
+import functools
 import math
 import statistics
 from dataclasses import dataclass
@@ -31,7 +32,7 @@ from pathlib import Path
 
 import yaml
 
-from lightning_genenv.config.schema import AgentConfig, SimulatorConfig
+from lightning_genenv.config.schema import AgentConfig, DataConfig, SimulatorConfig
 from lightning_genenv.jsonl import read_jsonl_strict
 from lightning_genenv.objectives.shaping import Shaping
 from lightning_genenv.rewards import ENV_REWARDS
@@ -61,6 +62,9 @@ class CalibratedRun:
     learning_rate: float  # the simulator's
     lr_scheduler_type: str  # ... and its schedule over the updates ("off_target" with its scale: "off_target 0.1")
     kl_max: float  # its trust region on the KL to the initial simulator
+    kl_coef: float  # the weight of its KL to the initial simulator in the loss
+    candidates: int  # the tasks it writes from each seed (simulator.num_variations)
+    seeds: int  # the seeds it writes from each epoch (data.seeds_per_epoch; at most the family's base tasks)
     seed_replay: float  # the share of its seeds that are its own earlier in-band tasks
     seed_replay_epochs: int  # ... of how many last epochs
     reward_unsolved: float | None  # the simulator's reward of a task with p-hat 0 (None: R_env(0))
@@ -76,11 +80,17 @@ class CalibratedRun:
     @property
     def key(self) -> tuple:
         """What makes two runs seeds of one setting."""
-        trained = ((self.objective, self.learning_rate, self.lr_scheduler_type, self.kl_max,
+        trained = ((self.objective, self.learning_rate, self.lr_scheduler_type, self.kl_max, self.kl_coef,
                     _order(self.reward_unsolved), _order(self.reward_solved))
-                   if self.trained else ("", 0.0, "", 0.0, -math.inf, -math.inf))  # never trained: no reward is used
+                   if self.trained else ("", 0.0, "", 0.0, 0.0, -math.inf, -math.inf))  # never trained: no reward
         replay = (self.seed_replay, self.seed_replay_epochs) if self.seed_replay else (0.0, 0)
-        return (self.trained, *trained, *replay, self.alpha, self.d0, self.d0_step, self.attempts)
+        return (self.trained, *trained, *replay, self.alpha, self.d0, self.d0_step, self.attempts,
+                *self.writing())
+
+    def writing(self) -> tuple[int, int]:
+        """(seeds, candidates) an epoch; the calibrated preset's as (0, 0), so that the preset's runs (of any seed
+        count the family caps) are one setting."""
+        return (0, 0) if self.candidates == _preset_candidates() else (self.seeds, self.candidates)
 
     def errors(self) -> list[float]:
         """``|p̄ − α|`` per epoch."""
@@ -89,6 +99,14 @@ class CalibratedRun:
     def unrated(self) -> float:
         """The share of the last epoch's valid tasks the difficulty function could not rate (NaN: not logged)."""
         return float(self.epochs[-1].get(UNRATED, math.nan)) if self.epochs else math.nan
+
+
+@functools.cache
+def _preset_candidates() -> int:
+    """``simulator.num_variations`` as ``experiment=calibrated`` sets it."""
+    from lightning_genenv.config import compose
+
+    return int(compose(["experiment=calibrated"]).simulator.num_variations)
 
 
 def _schedule(simulator: dict) -> str:
@@ -121,6 +139,9 @@ def read_run(path: str | Path) -> CalibratedRun:
                              learning_rate=float(config["simulator"]["learning_rate"]),
                              lr_scheduler_type=_schedule(config["simulator"]),
                              kl_max=float(config["simulator"].get("kl_max", SimulatorConfig.kl_max)),
+                             kl_coef=float(config["simulator"].get("kl_coef", SimulatorConfig.kl_coef)),
+                             candidates=int(config["simulator"].get("num_variations", _preset_candidates())),
+                             seeds=int(config.get("data", {}).get("seeds_per_epoch", DataConfig.seeds_per_epoch)),
                              seed_replay=float(config["simulator"].get("seed_replay", SimulatorConfig.seed_replay)),
                              seed_replay_epochs=int(config["simulator"].get("seed_replay_epochs",
                                                                             SimulatorConfig.seed_replay_epochs)),
@@ -215,6 +236,7 @@ class Setting:
     def name(self) -> str:
         first = self.runs[0]
         cap = f", KL cap {first.kl_max:g}" if first.kl_max != SimulatorConfig.kl_max else ""
+        cap += f", KL weight {first.kl_coef:g}" if first.kl_coef != SimulatorConfig.kl_coef else ""
         schedule = f" {first.lr_scheduler_type}" if first.lr_scheduler_type != SimulatorConfig.lr_scheduler_type else ""
         who = f"{first.objective} (lr {first.learning_rate:g}{schedule}{cap})" if first.trained else "never trained"
         if first.trained and (first.reward_unsolved, first.reward_solved) != (None, None):
@@ -223,7 +245,9 @@ class Setting:
             who += f", seeds {first.seed_replay:g} replayed (last {first.seed_replay_epochs} epochs' in band)"
         moving = f", d₀ +{first.d0_step:g}/epoch" if first.d0_step else ""
         attempts = f", {first.attempts} attempts" if first.attempts != AgentConfig.num_generations else ""
-        return f"{who}, α = {first.alpha:g}, d₀ = {first.d0:g}{moving}{attempts}"
+        seeds, candidates = first.writing()
+        writing = f", {seeds} seeds × {candidates} candidates" if candidates else ""
+        return f"{who}, α = {first.alpha:g}, d₀ = {first.d0:g}{moving}{attempts}{writing}"
 
     def first(self) -> list[float]:
         return [run.errors()[0] for run in self.runs]
