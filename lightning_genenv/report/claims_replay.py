@@ -1,8 +1,9 @@
 """The calibrated solver's figures with replayed seeds (``simulator.seed_replay``; RESULTS.md "Calibrated solver")
 as :class:`~lightning_genenv.report.claim.Claim` values, recomputed from the archived runs
 ``docs/results/calibrated-shaped/replay-*`` (a constant learning rate), ``lin-*`` (decaying linearly), ``os3-*``
-and ``og-*`` (keyed to the epoch's distance from alpha, scale 0.3 and 0.1) and ``n16-*`` (16 attempts a task)
-through :mod:`~lightning_genenv.report.calibrated_views`. Left out: the runs' per-epoch tables, which
+and ``og-*`` (keyed to the epoch's distance from alpha, scale 0.3 and 0.1), ``n16-*`` (16 attempts a task),
+``k8-*`` (8 candidates a seed) and ``kl01-*`` (a tenth of the KL's weight) through
+:mod:`~lightning_genenv.report.calibrated_views`. Left out: the runs' per-epoch tables, which
 ``bench/calibration_table.py`` prints.
 """
 
@@ -58,6 +59,8 @@ _SINGLE = (
     (SHAPED, "og-grpo-a02-s0", "0.244", "0.102"),  # the rate keyed to |p-bar - alpha| with lr_off_target_scale 0.1
     (SHAPED, "og-grpo-a05-s0", "0.073", "0.112"),
     (SHAPED, "replay-untrained-a02-d43-s0", "0.316", "0.422"),  # replay, never trained, alpha 0.2, d0 4.3
+    (SHAPED, "k8-grpo-a02-d43-s0", "0.030", "0.165"),  # 8 candidates a seed, alpha 0.2, d0 4.3
+    (SHAPED, "kl01-grpo-a02-d43-s0", "0.159", "0.133"),  # a tenth of the KL's weight (simulator.kl_coef=0.01)
 )
 
 
@@ -85,10 +88,20 @@ _OFF_TARGET = {
                  "+0.002 [−0.067, +0.072]"),
 }
 
+# the same at the constant rate with 8 candidates a seed (simulator.num_variations=8, data.seeds_per_epoch=5: the
+# same 40 tasks an epoch), its last column paired with the 4-candidate runs above
+_K8 = {
+    "a02": ("0.016 / 0.082 / 0.054", "0.169 / 0.090 / 0.061", "−0.383 [−0.473, −0.293]", "−0.052 [−0.335, +0.232]"),
+    "a05": ("0.003 / 0.144 / 0.050", "0.088 / 0.132 / 0.079", "−0.296 [−0.340, −0.252]", "−0.012 [−0.041, +0.018]"),
+    "a08-d369": ("0.443 / 0.008 / 0.026", "0.317 / 0.148 / 0.082", "−0.224 [−0.365, −0.084]",
+                 "+0.050 [−0.195, +0.296]"),
+}
+
 # of the last four epochs (7-10) of each schedule's 9 runs (3 alphas x 3 seeds), those within 0.1 of alpha:
 # (stem, as RESULTS.md names the schedule, value)
 _LATE = (("replay-grpo", "at a constant rate", "21 of 36"), ("lin-grpo", "decaying", "18 of 36"),
          ("os3-grpo", "keyed to the distance", "21 of 36"))
+_LATE_K8 = ("k8-grpo", "21 of 36")
 
 # the share of each seed's tasks from epoch 5 on at the reward's peak level: (setting, level, value)
 _AT_PEAK = (("a02", 6.0, "0.55 / 0.37 / 0.47"), ("a05", 2.0, "0.73 / 0.63 / 0.78"), ("a08", 2.0, "0.61 / 0.60 / 0.74"),
@@ -151,10 +164,14 @@ REPLAY_CLAIMS: tuple[Claim, ...] = (
     *_table("replay-grpo", "grpo", _ROWS, headline=_HEADLINE),
     *_table("lin-grpo", "replay-grpo", _LINEAR, ", linear", _ENDS),
     *_table("os3-grpo", "replay-grpo", _OFF_TARGET, ", off-target", _ENDS),
+    *_table("k8-grpo", "replay-grpo", _K8, ", 8 candidates"),
     *(Claim(f"calibrated solver, {stem}: epochs 7-10 within 0.1 of alpha, 9 runs", value,
             late_hits(7, *(run for tag in ("a02", "a05", "a08-d369") for run in seed_runs(f"{stem}-{tag}"))),
             ((R, f"**{value}** {label}"),), f"{SHAPED}/{stem}-*")
       for stem, label, value in _LATE),
+    Claim("calibrated solver, k8-grpo: epochs 7-10 within 0.1 of alpha, 9 runs", _LATE_K8[1],
+          late_hits(7, *(run for tag in _K8 for run in seed_runs(f"k8-grpo-{tag}"))),
+          ((R, f"**{_LATE_K8[1]}** (4 candidates"),), f"{SHAPED}/k8-grpo-*"),
     *(Claim(f"calibrated solver, {run}: {what}", value, view(SHAPED, run), ((R, f"(mean `d` **{value}**"),),
             f"{SHAPED}/{run}") for run, what, view, value in _LINEAR_SINGLE),
     *(Claim(f"calibrated solver, replayed seeds, {folder}/{run}: {what}", value, compute(folder, run),
