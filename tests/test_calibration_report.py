@@ -216,6 +216,22 @@ def test_right_answers_counts_the_seeds_form_alone_and_checks_its_number(tmp_pat
     assert right_answers("grid")(tmp_path) == "3 of 4 (75%)"
 
 
+def test_variations_of_a_level_count_the_tasks_written_from_seeds_at_it_from_epoch_five_on(tmp_path):
+    from lightning_genenv.report.calibrated_views import SHAPED, variations_of_level
+    from lightning_genenv.report.claim import RESULTS
+
+    folder = tmp_path / RESULTS / SHAPED / "r-s0"
+    folder.mkdir(parents=True)
+    tasks = [{"epoch": 3, "id": "s5", "seed": "base", "d": 5.0},  # a level-5 seed written at epoch 4
+             {"epoch": 3, "id": "s4", "seed": "base", "d": 4.0},
+             {"epoch": 4, "id": "a", "seed": "s5", "d": 4.0}, {"epoch": 4, "id": "b", "seed": "s5", "d": 5.0},
+             {"epoch": 4, "id": "c", "seed": "s5", "d": 5.0}, {"epoch": 5, "id": "d", "seed": "s5", "d": None},
+             {"epoch": 5, "id": "e", "seed": "s4", "d": 6.0},  # from a seed at another level: not counted
+             {"epoch": 3, "id": "f", "seed": "s5", "d": 7.0}]  # before epoch 5: not counted
+    (folder / "calibration_tasks.jsonl").write_text("".join(json.dumps(t) + "\n" for t in tasks))
+    assert variations_of_level(5.0, "r-s0")(tmp_path) == "easier 0.25 / same 0.50 / harder 0.00 / unrated 0.25 of 4"
+
+
 def test_the_archived_summary_is_the_archived_runs_summary():
     """docs/results/calibrated-shaped/summary.md's table is what the summary of the runs beside it prints now."""
     from pathlib import Path
