@@ -98,24 +98,25 @@ _K8 = {
 }
 
 # of the last four epochs (7-10) of each schedule's 9 runs (3 alphas x 3 seeds), those within 0.1 of alpha:
-# (stem, as RESULTS.md names the schedule, value)
+# (stem, the words after the value in RESULTS.md, value)
 _LATE = (("replay-grpo", "at a constant rate", "21 of 36"), ("lin-grpo", "decaying", "18 of 36"),
-         ("os3-grpo", "keyed to the distance", "21 of 36"))
-_LATE_K8 = ("k8-grpo", "21 of 36")
+         ("os3-grpo", "keyed to the distance", "21 of 36"), ("k8-grpo", "(4 candidates", "21 of 36"))
 
 # the share of each seed's tasks from epoch 5 on at the reward's peak level: (setting, level, value)
 _AT_PEAK = (("a02", 6.0, "0.55 / 0.37 / 0.47"), ("a05", 2.0, "0.73 / 0.63 / 0.78"), ("a08", 2.0, "0.61 / 0.60 / 0.74"),
             ("a08-d369", 3.0, "0.35 / 0.58 / 0.67"), ("a02-d43", 5.0, "0.39 / 0.47 / 0.39"))
 
 # of the tasks written from epoch 5 on from a replayed seed at the target's level, the shares easier, at the level,
-# harder and unrated, over a stem's seeds (3 trained, 1 never trained): (stem, level, value)
-_VARIATIONS = (("replay-grpo-a02-d43", 5.0, "easier 0.29 / same 0.50 / harder 0.17 / unrated 0.04 of 429"),
-               ("replay-grpo-a05", 2.0, "easier 0.00 / same 0.77 / harder 0.19 / unrated 0.04 of 400"),
-               ("replay-grpo-a08-d369", 3.0, "easier 0.14 / same 0.61 / harder 0.19 / unrated 0.07 of 413"),
-               ("replay-grpo-a08", 2.0, "easier 0.00 / same 0.67 / harder 0.23 / unrated 0.10 of 396"),
-               ("replay-untrained-a02-d43", 5.0, "easier 0.64 / same 0.07 / harder 0.07 / unrated 0.21 of 14"),
-               ("replay-untrained-a05", 2.0, "easier 0.01 / same 0.29 / harder 0.50 / unrated 0.20 of 96"),
-               ("replay-untrained-a08", 2.0, "easier 0.03 / same 0.20 / harder 0.51 / unrated 0.26 of 113"))
+# harder and unrated, over a stem's seeds: (stem, seeds, level, value)
+_TRAINED, _SEED_0 = (0, 1, 2), (0,)
+_VARIATIONS = (
+    ("replay-grpo-a02-d43", _TRAINED, 5.0, "easier 0.29 / same 0.50 / harder 0.17 / unrated 0.04 of 429"),
+    ("replay-grpo-a05", _TRAINED, 2.0, "easier 0.00 / same 0.77 / harder 0.19 / unrated 0.04 of 400"),
+    ("replay-grpo-a08-d369", _TRAINED, 3.0, "easier 0.14 / same 0.61 / harder 0.19 / unrated 0.07 of 413"),
+    ("replay-grpo-a08", _TRAINED, 2.0, "easier 0.00 / same 0.67 / harder 0.23 / unrated 0.10 of 396"),
+    ("replay-untrained-a02-d43", _SEED_0, 5.0, "easier 0.64 / same 0.07 / harder 0.07 / unrated 0.21 of 14"),
+    ("replay-untrained-a05", _SEED_0, 2.0, "easier 0.01 / same 0.29 / harder 0.50 / unrated 0.20 of 96"),
+    ("replay-untrained-a08", _SEED_0, 2.0, "easier 0.03 / same 0.20 / harder 0.51 / unrated 0.26 of 113"))
 
 # the target moving from d0 4.3 by 0.2 an epoch, seeds 0-2, with replay (the rate constant, decaying linearly, and
 # keyed to the distance from alpha)
@@ -169,9 +170,6 @@ REPLAY_CLAIMS: tuple[Claim, ...] = (
             late_hits(7, *(run for tag in ("a02", "a05", "a08-d369") for run in seed_runs(f"{stem}-{tag}"))),
             ((R, f"**{value}** {label}"),), f"{SHAPED}/{stem}-*")
       for stem, label, value in _LATE),
-    Claim("calibrated solver, k8-grpo: epochs 7-10 within 0.1 of alpha, 9 runs", _LATE_K8[1],
-          late_hits(7, *(run for tag in _K8 for run in seed_runs(f"k8-grpo-{tag}"))),
-          ((R, f"**{_LATE_K8[1]}** (4 candidates"),), f"{SHAPED}/k8-grpo-*"),
     *(Claim(f"calibrated solver, {run}: {what}", value, view(SHAPED, run), ((R, f"(mean `d` **{value}**"),),
             f"{SHAPED}/{run}") for run, what, view, value in _LINEAR_SINGLE),
     *(Claim(f"calibrated solver, replayed seeds, {folder}/{run}: {what}", value, compute(folder, run),
@@ -184,9 +182,9 @@ REPLAY_CLAIMS: tuple[Claim, ...] = (
             f"{SHAPED}/replay-grpo-{tag}-s*/calibration_tasks.jsonl.gz")
       for tag, level, value in _AT_PEAK),
     *(Claim(f"calibrated solver, {stem}: what is written from a replayed seed at d = {level:g}, epochs 5-10",
-            value, variations_of_level(level, *seed_runs(stem, (0,) if "untrained" in stem else (0, 1, 2))),
+            value, variations_of_level(level, *seed_runs(stem, seeds)),
             ((R, f"**{value}**"),), f"{SHAPED}/{stem}-s*/calibration_tasks.jsonl.gz")
-      for stem, level, value in _VARIATIONS),
+      for stem, seeds, level, value in _VARIATIONS),
     Claim("calibrated solver, replay-grpo-a02-d43: epochs 7-10 within 0.1 of alpha, 3 runs", "3 of 12",
           late_hits(7, *seed_runs("replay-grpo-a02-d43")), ((R, "in **3 of 12**"),),
           f"{SHAPED}/replay-grpo-a02-d43-s*"),
