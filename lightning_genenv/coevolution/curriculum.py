@@ -77,7 +77,8 @@ def score_tasks(records: list[GeneratedTask], groups: list[Group], cur, success_
     written = [(r, s) for r, s in zip(records, scores) if r.source == "simulator"]
     scored = [Scored(r.prompt_ids, r.completion_ids, r.seed_id,
                      shaping.reward(s.p_hat if s else None, s.r_env if s else 0.0, r.near_duplicate),
-                     s.p_hat if s else None, bool(s and s.trained_on)) for r, s in written]
+                     s.p_hat if s else None, bool(s and s.trained_on),
+                     bool(s and in_band(s.p_hat, cur.alpha, cur.in_band_width, s.attempts))) for r, s in written]
     fit = objective.fit_set(scored, [r.to_json() for r in earlier])  # the objectives read D_env's JSON objects
     nearest = sorted((abs(by_record[id(valid[i])].p_hat - cur.alpha), i) for i in passed)
     kept = [groups[i] for _, i in nearest[:share]]  # closest to α first: the most informative groups

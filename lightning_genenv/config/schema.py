@@ -180,6 +180,9 @@ class SimulatorConfig:
     objective: str = "rwr"
     tau: float = 0.5  # group_rwr's temperature on advantages: weights exp(A / tau)
     epsilon: float = 0.2  # grpo's ratio clip (inactive in its single pass over each epoch's generations)
+    # grpo: added to the advantage of each generation solved about alpha of the time (curriculum.in_band_width), an
+    # imitation term on the epoch's in-band tasks beside the policy gradient (lightning_genenv/objectives/grpo.py)
+    imitate_in_band: float = 0.0
     # the simulator's reward (lightning_genenv/objectives/shaping.py): R_env(p-hat) of an attempted task, unless
     reward_unsolved: Optional[float] = None  # the reward of a task never solved (p-hat 0); None: R_env(0)
     reward_solved: Optional[float] = None  # of a task always solved (p-hat 1); None: R_env(1)
@@ -207,12 +210,15 @@ class SimulatorConfig:
                num_examples="[0, 64]", tau="(0, 100]", epsilon="(0, 1]", reward_unsolved="[-10, 10]",
                reward_solved="[-10, 10]", reward_invalid="[-10, 10]", near_duplicate_penalty="[0, 10]",
                kl_step_max="(0, 1e9]", seed_replay="[0, 1]", seed_replay_epochs=f"[1, {MAX_COUNT}]",
-               lr_off_target_scale="(0, 1]")
+               lr_off_target_scale="(0, 1]", imitate_in_band="[0, 10]")
         check(self.objective in OBJECTIVES,
               f"simulator.objective={self.objective}: one of {', '.join(OBJECTIVES)} (lightning_genenv/objectives/)")
         check(self.objective not in GROUP_OBJECTIVES or self.num_variations >= 2,
               f"simulator.objective={self.objective} compares each seed's candidates; it needs "
               f"simulator.num_variations >= 2 (got {self.num_variations}; e.g. experiment=genenv_group)")
+        check(not self.imitate_in_band or self.objective == "grpo",
+              f"simulator.imitate_in_band={self.imitate_in_band} adds to grpo's advantages; it needs "
+              f"simulator.objective=grpo (got {self.objective})")
         check(self.objective == "rwr" or self.rwr_set == "epoch",
               f"simulator.objective={self.objective} weighs the epoch's own generations; it needs "
               f"simulator.rwr_set=epoch")

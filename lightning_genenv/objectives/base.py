@@ -28,6 +28,7 @@ class Scored:
     reward: float  # the simulator's reward: R_env, shaped (:class:`~.shaping.Shaping`)
     p_hat: float | None  # the agent's success rate; None: invalid, not attempted
     passed: bool  # passed the curriculum filter (curriculum.k_min, curriculum.band)
+    in_band: bool = False  # p̂ within curriculum.in_band_width of α, on the attempts' grid (coevolution.curriculum)
 
 
 @dataclass(frozen=True)
