@@ -13,6 +13,7 @@ import random
 
 import torch
 
+from lightning_genenv.coevolution.curriculum import in_band
 from lightning_genenv.config import compose
 from lightning_genenv.objectives import make_objective
 from lightning_genenv.objectives.base import Scored
@@ -51,7 +52,8 @@ def train(overrides: list[str], steps: int = 150, seed: int = 0, d0: float = 3.0
                 p_hat = success_rate([float(rng.random() < p) for _ in range(attempts)], 1.0)
                 r_env = env_reward(p_hat, alpha=cur.alpha, beta=cur.beta, band=cur.band)
                 scored.append(Scored([s], [d], f"seed-{s}", shaping.reward(p_hat, r_env, False), p_hat,
-                                     passes_filter(p_hat, cur.k_min, cur.alpha, cur.band)))
+                                     passes_filter(p_hat, cur.k_min, cur.alpha, cur.band),
+                                     in_band(p_hat, cur.alpha, cur.in_band_width, attempts)))
         fit = objective.fit_set(scored, [])
         if not fit.records:
             continue

@@ -81,6 +81,24 @@ def test_grpo_pushes_every_candidate_of_an_informative_seed_by_its_advantage():
     assert logp.grad[1, 1] == 0.0 and float(logp.grad[1, 0]) == pytest.approx(0.7 / 2 + 0.5 * 0.0 / 2, abs=1e-6)
 
 
+def test_grpo_imitation_adds_to_the_advantage_of_each_in_band_generation():
+    s = [Scored([1], [1], "a", 1.0, 0.5, True, True), Scored([1], [2], "a", -1.0, None, False, False),
+         Scored([1], [3], "b", 0.5, 0.375, True, True), Scored([1], [4], "b", 0.5, 0.625, True, True),
+         Scored([1], [5], "c", 0.9, 0.25, True, False), Scored([1], [6], "c", 0.0, 0.0, False, False)]
+    fit = objective("simulator.objective=grpo", "simulator.imitate_in_band=0.5").fit_set(s, [])
+    a, c = advantages([1.0, -1.0]), advantages([0.9, 0.0])
+    # seed b's candidates score the same (no direction): in band, each is imitated with weight 0.5 alone
+    assert [r.completion_ids for r in fit.records] == [[1], [2], [3], [4], [5], [6]]
+    assert [r.weight for r in fit.records] == pytest.approx([a[0] + 0.5, a[1], 0.5, 0.5, c[0], c[1]])
+    assert fit.stats["sim/imitated_fraction"] == pytest.approx(3 / 6)
+    assert fit.stats["sim/informative_fraction"] == pytest.approx(4 / 6)  # the groups' own, before imitation
+    plain = objective("simulator.objective=grpo").fit_set(s, [])
+    assert [r.weight for r in plain.records] == pytest.approx([a[0], a[1], c[0], c[1]])
+    assert "sim/imitated_fraction" not in plain.stats
+    with pytest.raises(ConfigError, match="imitate_in_band"):
+        objective("simulator.imitate_in_band=0.5")  # rwr has no advantages to add to
+
+
 def test_reinforce_weighs_every_generation_by_its_advantage_over_the_epoch():
     s = [scored("a", 1.0, 0.5), scored("b", 0.0, None, passed=False), scored("c", 0.5, 0.25)]
     fit = objective("simulator.objective=reinforce").fit_set(s, [])
