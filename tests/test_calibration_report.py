@@ -28,9 +28,10 @@ def _run(root, name, errors, *, trained=True, objective="grpo", alpha=0.5, d0=2.
     return read_run(run)
 
 
-def test_the_kl_weight_and_the_candidates_a_seed_make_their_own_settings(tmp_path):
-    """A KL weight other than the schema's and candidates a seed other than the calibrated preset's (4) are settings
-    of their own, named by them; the preset's candidates are one setting whatever the seed count."""
+def test_the_kl_weight_the_imitation_and_the_candidates_a_seed_make_their_own_settings(tmp_path):
+    """A KL weight other than the schema's, an in-band imitation term and candidates a seed other than the
+    calibrated preset's (4) are settings of their own, named by them; the preset's candidates are one setting
+    whatever the seed count."""
     errors = [0.4, 0.3, 0.2, 0.1, 0.1, 0.05]
     preset = _run(tmp_path, "preset", errors, shaping={"num_variations": 4})
     preset_other_count = _run(tmp_path, "preset5", errors, seed=1, shaping={"num_variations": 4})
@@ -39,9 +40,11 @@ def test_the_kl_weight_and_the_candidates_a_seed_make_their_own_settings(tmp_pat
                                                          "data": {"seeds_per_epoch": 5}}))
     k8 = read_run(k8.path)
     weak_kl = _run(tmp_path, "kl", errors, shaping={"num_variations": 4, "kl_coef": 0.01})
-    names = sorted(s.name for s in settings([preset, preset_other_count, k8, weak_kl]))
+    imitating = _run(tmp_path, "imit", errors, shaping={"num_variations": 4, "imitate_in_band": 0.5})
+    names = sorted(s.name for s in settings([preset, preset_other_count, k8, weak_kl, imitating]))
     assert names == ["grpo (lr 0.0005), α = 0.5, d₀ = 2", "grpo (lr 0.0005), α = 0.5, d₀ = 2, 5 seeds × 8 candidates",
-                     "grpo (lr 0.0005, KL weight 0.01), α = 0.5, d₀ = 2"]
+                     "grpo (lr 0.0005, KL weight 0.01), α = 0.5, d₀ = 2",
+                     "grpo (lr 0.0005, in-band imitation 0.5), α = 0.5, d₀ = 2"]
 
 
 def test_runs_of_one_setting_group_by_seed_and_the_trained_half_needs_every_seed(tmp_path):

@@ -63,6 +63,7 @@ class CalibratedRun:
     lr_scheduler_type: str  # ... and its schedule over the updates ("off_target" with its scale: "off_target 0.1")
     kl_max: float  # its trust region on the KL to the initial simulator
     kl_coef: float  # the weight of its KL to the initial simulator in the loss
+    imitate_in_band: float  # grpo's imitation term on the in-band tasks (simulator.imitate_in_band; 0: none)
     candidates: int  # the tasks it writes from each seed (simulator.num_variations)
     seeds: int  # the seeds it writes from each epoch (data.seeds_per_epoch; at most the family's base tasks)
     seed_replay: float  # the share of its seeds that are its own earlier in-band tasks
@@ -81,8 +82,8 @@ class CalibratedRun:
     def key(self) -> tuple:
         """What makes two runs seeds of one setting."""
         trained = ((self.objective, self.learning_rate, self.lr_scheduler_type, self.kl_max, self.kl_coef,
-                    _order(self.reward_unsolved), _order(self.reward_solved))
-                   if self.trained else ("", 0.0, "", 0.0, 0.0, -math.inf, -math.inf))  # never trained: no reward
+                    self.imitate_in_band, _order(self.reward_unsolved), _order(self.reward_solved))
+                   if self.trained else ("", 0.0, "", 0.0, 0.0, 0.0, -math.inf, -math.inf))  # never trained: no reward
         replay = (self.seed_replay, self.seed_replay_epochs) if self.seed_replay else (0.0, 0)
         return (self.trained, *trained, *replay, self.alpha, self.d0, self.d0_step, self.attempts,
                 *self.writing())
@@ -140,6 +141,8 @@ def read_run(path: str | Path) -> CalibratedRun:
                              lr_scheduler_type=_schedule(config["simulator"]),
                              kl_max=float(config["simulator"].get("kl_max", SimulatorConfig.kl_max)),
                              kl_coef=float(config["simulator"].get("kl_coef", SimulatorConfig.kl_coef)),
+                             imitate_in_band=float(config["simulator"].get("imitate_in_band",
+                                                                           SimulatorConfig.imitate_in_band)),
                              candidates=int(config["simulator"].get("num_variations", _preset_candidates())),
                              seeds=int(config.get("data", {}).get("seeds_per_epoch", DataConfig.seeds_per_epoch)),
                              seed_replay=float(config["simulator"].get("seed_replay", SimulatorConfig.seed_replay)),
@@ -237,6 +240,7 @@ class Setting:
         first = self.runs[0]
         cap = f", KL cap {first.kl_max:g}" if first.kl_max != SimulatorConfig.kl_max else ""
         cap += f", KL weight {first.kl_coef:g}" if first.kl_coef != SimulatorConfig.kl_coef else ""
+        cap += f", in-band imitation {first.imitate_in_band:g}" if first.imitate_in_band else ""
         schedule = f" {first.lr_scheduler_type}" if first.lr_scheduler_type != SimulatorConfig.lr_scheduler_type else ""
         who = f"{first.objective} (lr {first.learning_rate:g}{schedule}{cap})" if first.trained else "never trained"
         if first.trained and (first.reward_unsolved, first.reward_solved) != (None, None):
