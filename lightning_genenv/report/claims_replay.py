@@ -2,7 +2,8 @@
 as :class:`~lightning_genenv.report.claim.Claim` values, recomputed from the archived runs
 ``docs/results/calibrated-shaped/replay-*`` (a constant learning rate), ``lin-*`` (decaying linearly), ``os3-*``
 and ``og-*`` (keyed to the epoch's distance from alpha, scale 0.3 and 0.1), ``n16-*`` (16 attempts a task),
-``k8-*`` (8 candidates a seed) and ``kl01-*`` (a tenth of the KL's weight) through
+``k8-*`` (8 candidates a seed), ``kl01-*`` (a tenth of the KL's weight), ``imit05-*`` (an imitation term on the
+in-band tasks, ``simulator.imitate_in_band=0.5``) and ``replay1-*`` (every seed replayed) through
 :mod:`~lightning_genenv.report.calibrated_views`. Left out: the runs' per-epoch tables, which
 ``bench/calibration_table.py`` prints.
 """
@@ -97,10 +98,20 @@ _K8 = {
                  "+0.050 [−0.195, +0.296]"),
 }
 
+# the same at the constant rate with an imitation term on each epoch's in-band tasks (simulator.imitate_in_band=0.5),
+# its last column paired with the replay runs above
+_IMITATION = {
+    "a02": ("0.021 / 0.013 / 0.028", "0.121 / 0.156 / 0.061", "−0.376 [−0.435, −0.318]", "−0.045 [−0.191, +0.101]"),
+    "a05": ("0.125 / 0.054 / 0.000", "0.150 / 0.106 / 0.119", "−0.271 [−0.345, −0.197]", "+0.013 [−0.121, +0.148]"),
+    "a08-d369": ("0.032 / 0.349 / 0.040", "0.284 / 0.261 / 0.065", "−0.203 [−0.316, −0.091]",
+                 "+0.071 [−0.208, +0.350]"),
+}
+
 # of the last four epochs (7-10) of each schedule's 9 runs (3 alphas x 3 seeds), those within 0.1 of alpha:
 # (stem, the words after the value in RESULTS.md, value)
 _LATE = (("replay-grpo", "at a constant rate", "21 of 36"), ("lin-grpo", "decaying", "18 of 36"),
-         ("os3-grpo", "keyed to the distance", "21 of 36"), ("k8-grpo", "(4 candidates", "21 of 36"))
+         ("os3-grpo", "keyed to the distance", "21 of 36"), ("k8-grpo", "(4 candidates", "21 of 36"),
+         ("imit05-grpo", "with the imitation term", "18 of 36"))
 
 # the share of each seed's tasks from epoch 5 on at the reward's peak level: (setting, level, value)
 _AT_PEAK = (("a02", 6.0, "0.55 / 0.37 / 0.47"), ("a05", 2.0, "0.73 / 0.63 / 0.78"), ("a08", 2.0, "0.61 / 0.60 / 0.74"),
@@ -114,6 +125,8 @@ _VARIATIONS = (
     ("replay-grpo-a05", _TRAINED, 2.0, "easier 0.00 / same 0.77 / harder 0.19 / unrated 0.04 of 400"),
     ("replay-grpo-a08-d369", _TRAINED, 3.0, "easier 0.14 / same 0.61 / harder 0.19 / unrated 0.07 of 413"),
     ("replay-grpo-a08", _TRAINED, 2.0, "easier 0.00 / same 0.67 / harder 0.23 / unrated 0.10 of 396"),
+    ("imit05-grpo-a05", _TRAINED, 2.0, "easier 0.01 / same 0.72 / harder 0.26 / unrated 0.02 of 371"),
+    ("imit05-grpo-a08-d369", _TRAINED, 3.0, "easier 0.09 / same 0.61 / harder 0.24 / unrated 0.06 of 379"),
     ("replay-untrained-a02-d43", _SEED_0, 5.0, "easier 0.64 / same 0.07 / harder 0.07 / unrated 0.21 of 14"),
     ("replay-untrained-a05", _SEED_0, 2.0, "easier 0.01 / same 0.29 / harder 0.50 / unrated 0.20 of 96"),
     ("replay-untrained-a08", _SEED_0, 2.0, "easier 0.03 / same 0.20 / harder 0.51 / unrated 0.26 of 113"))
@@ -166,6 +179,7 @@ REPLAY_CLAIMS: tuple[Claim, ...] = (
     *_table("lin-grpo", "replay-grpo", _LINEAR, ", linear", _ENDS),
     *_table("os3-grpo", "replay-grpo", _OFF_TARGET, ", off-target", _ENDS),
     *_table("k8-grpo", "replay-grpo", _K8, ", 8 candidates"),
+    *_table("imit05-grpo", "replay-grpo", _IMITATION, ", in-band imitation"),
     *(Claim(f"calibrated solver, {stem}: epochs 7-10 within 0.1 of alpha, 9 runs", value,
             late_hits(7, *(run for tag in ("a02", "a05", "a08-d369") for run in seed_runs(f"{stem}-{tag}"))),
             ((R, f"**{value}** {label}"),), f"{SHAPED}/{stem}-*")
