@@ -53,6 +53,9 @@ _SINGLE = (
     (FIRST, "grpo-a08-s0", "0.316", "0.370"),
     (FIRST, "untrained-a08-s0", "0.530", "0.538"),
     (SHAPED, "replay1-grpo-a08-s0", "0.407", "0.331"),  # every seed replayed (simulator.seed_replay=1)
+    (SHAPED, "replay1-grpo-a02-s0", "0.069", "0.075"),
+    (SHAPED, "replay1-grpo-a02-d43-s0", "0.161", "0.228"),
+    (SHAPED, "replay1-grpo-a08-d369-s0", "0.118", "0.124"),
     (SHAPED, "replay-grpo-a02-s3", "0.018", "0.132"),  # a fourth seed at alpha 0.2, d0 5
     (SHAPED, "untrained-a02-s3", "0.175", "0.390"),  # its never-trained pair, without replay
     (SHAPED, "n16-grpo-a02-s0", "0.014", "0.187"),  # 16 attempts a task (agent.num_generations=16), alpha 0.2
