@@ -66,6 +66,7 @@ class CalibratedRun:
     imitate_in_band: float  # grpo's imitation term on the in-band tasks (simulator.imitate_in_band; 0: none)
     candidates: int  # the tasks it writes from each seed (simulator.num_variations)
     seeds: int  # the seeds it writes from each epoch (data.seeds_per_epoch; at most the family's base tasks)
+    batch_size: int  # the generations of each of its steps (simulator.batch_size)
     seed_replay: float  # the share of its seeds that are its own earlier in-band tasks
     seed_replay_epochs: int  # ... of how many last epochs
     reward_unsolved: float | None  # the simulator's reward of a task with p-hat 0 (None: R_env(0))
@@ -88,10 +89,16 @@ class CalibratedRun:
         return (self.trained, *trained, *replay, self.alpha, self.d0, self.d0_step, self.attempts,
                 *self.writing())
 
-    def writing(self) -> tuple[int, int]:
-        """(seeds, candidates) an epoch; the calibrated preset's as (0, 0), so that the preset's runs (of any seed
-        count the family caps) are one setting."""
-        return (0, 0) if self.candidates == _preset_candidates() else (self.seeds, self.candidates)
+    def writing(self) -> tuple[int, int, int]:
+        """(seeds, candidates, generations a step) an epoch; the calibrated preset's as (0, 0, 0), so that the
+        preset's runs (of any seed count the family caps) are one setting. The seeds are those written from: the
+        first epoch's generations over the candidates where logged, as the family's base tasks cap
+        ``data.seeds_per_epoch``."""
+        if self.candidates == _preset_candidates() and self.batch_size == SimulatorConfig.batch_size:
+            return (0, 0, 0)
+        generations = self.epochs[0].get("sim/generations") if self.epochs else None
+        seeds = min(self.seeds, round(generations / self.candidates)) if generations else self.seeds
+        return (seeds, self.candidates, self.batch_size)
 
     def errors(self) -> list[float]:
         """``|p̄ − α|`` per epoch."""
@@ -145,6 +152,7 @@ def read_run(path: str | Path) -> CalibratedRun:
                                                                            SimulatorConfig.imitate_in_band)),
                              candidates=int(config["simulator"].get("num_variations", _preset_candidates())),
                              seeds=int(config.get("data", {}).get("seeds_per_epoch", DataConfig.seeds_per_epoch)),
+                             batch_size=int(config["simulator"].get("batch_size", SimulatorConfig.batch_size)),
                              seed_replay=float(config["simulator"].get("seed_replay", SimulatorConfig.seed_replay)),
                              seed_replay_epochs=int(config["simulator"].get("seed_replay_epochs",
                                                                             SimulatorConfig.seed_replay_epochs)),
@@ -249,8 +257,9 @@ class Setting:
             who += f", seeds {first.seed_replay:g} replayed (last {first.seed_replay_epochs} epochs' in band)"
         moving = f", d₀ +{first.d0_step:g}/epoch" if first.d0_step else ""
         attempts = f", {first.attempts} attempts" if first.attempts != AgentConfig.num_generations else ""
-        seeds, candidates = first.writing()
+        seeds, candidates, batch = first.writing()
         writing = f", {seeds} seeds × {candidates} candidates" if candidates else ""
+        writing += f", {batch} a step" if candidates and batch != SimulatorConfig.batch_size else ""
         return f"{who}, α = {first.alpha:g}, d₀ = {first.d0:g}{moving}{attempts}{writing}"
 
     def first(self) -> list[float]:
