@@ -64,6 +64,7 @@ class CalibratedRun:
     kl_max: float  # its trust region on the KL to the initial simulator
     kl_coef: float  # the weight of its KL to the initial simulator in the loss
     imitate_in_band: float  # grpo's imitation term on the in-band tasks (simulator.imitate_in_band; 0: none)
+    temperature: float  # the temperature it writes at (simulator.temperature)
     candidates: int  # the tasks it writes from each seed (simulator.num_variations)
     seeds: int  # the seeds it writes from each epoch (data.seeds_per_epoch; at most the family's base tasks)
     batch_size: int  # the generations of each of its steps (simulator.batch_size)
@@ -87,7 +88,7 @@ class CalibratedRun:
                    if self.trained else ("", 0.0, "", 0.0, 0.0, 0.0, -math.inf, -math.inf))  # never trained: no reward
         replay = (self.seed_replay, self.seed_replay_epochs) if self.seed_replay else (0.0, 0)
         return (self.trained, *trained, *replay, self.alpha, self.d0, self.d0_step, self.attempts,
-                *self.writing())
+                *self.writing(), self.temperature)
 
     def writing(self) -> tuple[int, int, int]:
         """(seeds, candidates, generations a step) an epoch; the calibrated preset's as (0, 0, 0), so that the
@@ -153,6 +154,7 @@ def read_run(path: str | Path) -> CalibratedRun:
                              candidates=int(config["simulator"].get("num_variations", _preset_candidates())),
                              seeds=int(config.get("data", {}).get("seeds_per_epoch", DataConfig.seeds_per_epoch)),
                              batch_size=int(config["simulator"].get("batch_size", SimulatorConfig.batch_size)),
+                             temperature=float(config["simulator"].get("temperature", SimulatorConfig.temperature)),
                              seed_replay=float(config["simulator"].get("seed_replay", SimulatorConfig.seed_replay)),
                              seed_replay_epochs=int(config["simulator"].get("seed_replay_epochs",
                                                                             SimulatorConfig.seed_replay_epochs)),
@@ -260,6 +262,8 @@ class Setting:
         seeds, candidates, batch = first.writing()
         writing = f", {seeds} seeds × {candidates} candidates" if candidates else ""
         writing += f", {batch} a step" if candidates and batch != SimulatorConfig.batch_size else ""
+        if first.temperature != SimulatorConfig.temperature:
+            writing += f", written at temperature {first.temperature:g}"
         return f"{who}, α = {first.alpha:g}, d₀ = {first.d0:g}{moving}{attempts}{writing}"
 
     def first(self) -> list[float]:
