@@ -245,6 +245,41 @@ def test_variations_of_a_level_count_the_tasks_written_from_seeds_at_it_from_epo
     assert variations_of_level(5.0, "r-s0")(tmp_path) == "easier 0.25 / same 0.50 / harder 0.00 / unrated 0.25 of 4"
 
 
+def test_success_by_seed_kind_splits_the_tasks_from_epoch_five_on_by_what_they_were_written_from(tmp_path):
+    from lightning_genenv.report.calibrated_views import SHAPED, success_by_seed_kind
+    from lightning_genenv.report.claim import RESULTS
+
+    folder = tmp_path / RESULTS / SHAPED / "r-s0"
+    folder.mkdir(parents=True)
+    tasks = [{"epoch": 3, "id": "s", "seed": "base-1", "k": 1, "n": 8},  # before epoch 5: not counted
+             {"epoch": 4, "id": "a", "seed": "base-1", "k": 6, "n": 8},  # base seeds
+             {"epoch": 4, "id": "b", "seed": "base-2", "k": 4, "n": 8},
+             {"epoch": 4, "id": "c", "seed": "s", "k": 1, "n": 8},  # from the run's own task s
+             {"epoch": 5, "id": "d", "seed": "c", "k": 2, "n": 8},
+             {"epoch": 5, "id": "e", "seed": "c", "k": 0, "n": 8}]
+    (folder / "calibration_tasks.jsonl").write_text("".join(json.dumps(t) + "\n" for t in tasks))
+    # base (0.75 + 0.5) / 2; replayed (0.125 + 0.25 + 0) / 3
+    assert success_by_seed_kind("r-s0")(tmp_path) == "base 0.62 (share 0.40 of 5) / replayed 0.12"
+
+
+def test_replay_hits_count_the_trained_replay_runs_of_a_target_within_the_bar_at_their_last_epoch(tmp_path):
+    from lightning_genenv.report.calibrated_views import SHAPED, replay_hits
+    from lightning_genenv.report.claim import RESULTS
+
+    root = tmp_path / RESULTS / SHAPED
+    root.mkdir(parents=True)
+    replay = {"num_variations": 4, "seed_replay": 0.75}
+    _run(root, "hit", [0.4, 0.05], alpha=0.2, d0=5.0, shaping=replay)
+    _run(root, "miss", [0.4, 0.2], alpha=0.2, d0=5.0, seed=1, shaping=replay)
+    _run(root, "hit-k8", [0.4, 0.1], alpha=0.2, d0=5.0, shaping={**replay, "num_variations": 8})  # 0.1: within
+    _run(root, "no-replay", [0.4, 0.0], alpha=0.2, d0=5.0, shaping={"num_variations": 4})  # not counted
+    _run(root, "untrained", [0.4, 0.0], alpha=0.2, d0=5.0, trained=False, shaping=replay)  # not counted
+    _run(root, "other-d0", [0.4, 0.0], alpha=0.2, d0=4.3, shaping=replay)  # another target
+    _run(root, "moving", [0.4, 0.0], alpha=0.2, d0=5.0, d0_step=0.2, shaping=replay)  # a moving one
+    assert replay_hits(0.2, 5.0)(tmp_path) == "2 of 3"
+    assert replay_hits(0.2, 4.3)(tmp_path) == "1 of 1"
+
+
 def test_the_archived_summary_is_the_archived_runs_summary():
     """docs/results/calibrated-shaped/summary.md's table is what the summary of the runs beside it prints now."""
     from pathlib import Path

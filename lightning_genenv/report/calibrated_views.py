@@ -13,7 +13,17 @@ from typing import Callable
 
 from lightning_genenv.difficulty import digits
 from lightning_genenv.jsonl import read_jsonl_strict
-from lightning_genenv.report.calibration import TAIL, Setting, misses, optimum_text, read_run, settings, tasks_file
+from lightning_genenv.report.calibration import (
+    BAR,
+    EPS,
+    TAIL,
+    Setting,
+    misses,
+    optimum_text,
+    read_run,
+    settings,
+    tasks_file,
+)
 from lightning_genenv.report.claim import RESULTS
 from lightning_genenv.report.claims_runs import ci
 from lightning_genenv.report.stats import paired_difference
@@ -81,6 +91,35 @@ def variations_of_level(level: float, *runs: str) -> Callable[[Path], str]:
                 counts["unrated" if d is None else "easier" if d < level else "same" if d == level else "harder"] += 1
         total = sum(counts.values())
         return " / ".join(f"{k} {v / total:.2f}" for k, v in counts.items()) + f" of {total}"
+    return compute
+
+
+def success_by_seed_kind(*runs: str) -> Callable[[Path], str]:
+    """Over ``runs``, from epoch 5 on: the mean success ``k / n`` of the tasks written from base seeds and of those
+    written from replayed ones (a seed that is the run's own earlier task), and the base ones' share of all
+    (``base a (share b of n) / replayed c``). ``p̄`` is their mix: ``b · a + (1 − b) · c``."""
+    def compute(root: Path) -> str:
+        base, replayed = [], []
+        for run in runs:
+            rows = list(read_jsonl_strict(tasks_file(root / RESULTS / SHAPED / run)))
+            ids = {r["id"] for r in rows}
+            for r in rows:
+                if r["epoch"] >= TAIL - 1:
+                    (replayed if r["seed"] in ids else base).append(r["k"] / r["n"])
+        total = len(base) + len(replayed)
+        return (f"base {sum(base) / len(base):.2f} (share {len(base) / total:.2f} of {total}) / "
+                f"replayed {sum(replayed) / len(replayed):.2f}")
+    return compute
+
+
+def replay_hits(alpha: float, d0: float) -> Callable[[Path], str]:
+    """``k of n``: of every archived trained run of ``calibrated-shaped`` with replayed seeds at ``alpha`` and a fixed
+    ``d0``, whatever its other settings, those within :data:`~.calibration.BAR` of α at their last epoch."""
+    def compute(root: Path) -> str:
+        runs = [read_run(p) for p in sorted((root / RESULTS / SHAPED).iterdir()) if (p / "config.yaml").is_file()]
+        ends = [r.errors()[-1] for r in runs
+                if r.trained and r.seed_replay and not r.d0_step and (r.alpha, r.d0) == (alpha, d0)]
+        return f"{sum(e <= BAR + EPS for e in ends)} of {len(ends)}"
     return compute
 
 
