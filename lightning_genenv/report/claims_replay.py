@@ -3,7 +3,8 @@ as :class:`~lightning_genenv.report.claim.Claim` values, recomputed from the arc
 ``docs/results/calibrated-shaped/replay-*`` (a constant learning rate), ``lin-*`` (decaying linearly), ``os3-*``
 and ``og-*`` (keyed to the epoch's distance from alpha, scale 0.3 and 0.1), ``n16-*`` (16 attempts a task),
 ``k8-*`` (8 candidates a seed), ``kl01-*`` (a tenth of the KL's weight), ``imit05-*`` (an imitation term on the
-in-band tasks, ``simulator.imitate_in_band=0.5``) and ``replay1-*`` (every seed replayed) through
+in-band tasks, ``simulator.imitate_in_band=0.5``), ``replay1-*`` (every seed replayed), ``k8b8-*`` (8 candidates of
+every seed, 8 a step), ``temp05-*`` (written at temperature 0.5) and ``grwr-*`` (``group_rwr``) through
 :mod:`~lightning_genenv.report.calibrated_views`. Left out: the runs' per-epoch tables, which
 ``bench/calibration_table.py`` prints.
 """
@@ -17,7 +18,9 @@ from lightning_genenv.report.calibrated_views import (
     last_epochs,
     late_hits,
     level_share,
+    replay_hits,
     seed_runs,
+    success_by_seed_kind,
     tail_means,
     trained_minus_untrained,
     variations_of_level,
@@ -65,6 +68,9 @@ _SINGLE = (
     (SHAPED, "replay-untrained-a02-d43-s0", "0.316", "0.422"),  # replay, never trained, alpha 0.2, d0 4.3
     (SHAPED, "k8-grpo-a02-d43-s0", "0.030", "0.165"),  # 8 candidates a seed, alpha 0.2, d0 4.3
     (SHAPED, "kl01-grpo-a02-d43-s0", "0.159", "0.133"),  # a tenth of the KL's weight (simulator.kl_coef=0.01)
+    (SHAPED, "temp05-grpo-a02-d43-s0", "0.040", "0.212"),  # written at temperature 0.5 (simulator.temperature)
+    (SHAPED, "temp05-grpo-a02-d43-s1", "0.161", "0.206"),
+    (SHAPED, "grwr-a02-d43-s0", "0.268", "0.401"),  # group_rwr with replay
 )
 
 
@@ -101,6 +107,11 @@ _K8 = {
                  "+0.050 [−0.195, +0.296]"),
 }
 
+# the same at the constant rate with 8 candidates of each of the family's 10 seeds, 8 generations a step
+# (simulator.num_variations=8 simulator.batch_size=8: 80 tasks an epoch), a probe at alpha 0.2, d0 4.3
+_K8B8 = {"a02-d43": ("0.122 / 0.130 / 0.107", "0.134 / 0.150 / 0.141", "−0.207 [−0.324, −0.089]",
+                     "−0.018 [−0.063, +0.026]")}
+
 # the same at the constant rate with an imitation term on each epoch's in-band tasks (simulator.imitate_in_band=0.5),
 # its last column paired with the replay runs above
 _IMITATION = {
@@ -109,6 +120,17 @@ _IMITATION = {
     "a08-d369": ("0.032 / 0.349 / 0.040", "0.284 / 0.261 / 0.065", "−0.203 [−0.316, −0.091]",
                  "+0.071 [−0.208, +0.350]"),
 }
+
+# of every trained run with replayed seeds at a fixed target, whatever its other settings, those within 0.1 at
+# epoch 10: (alpha, d0, value); these grow as runs are archived
+_BY_TARGET = ((0.2, 5.0, "16 of 20"), (0.2, 4.3, "3 of 12"), (0.5, 2.0, "12 of 16"), (0.8, 3.69, "11 of 16"),
+              (0.8, 2.75, "1 of 4"))
+
+# the mean success of the tasks written from base seeds (their share) and from replayed ones, epochs 5-10
+_SEED_KINDS = (("replay-grpo-a02-d43", "base 0.53 (share 0.22 of 659) / replayed 0.31"),
+               ("replay-grpo-a02", "base 0.53 (share 0.32 of 655) / replayed 0.23"),
+               ("replay-grpo-a08-d369", "base 0.69 (share 0.22 of 579) / replayed 0.67"),
+               ("k8b8-grpo-a02-d43", "base 0.50 (share 0.21 of 1325) / replayed 0.29"))
 
 # of the last four epochs (7-10) of each schedule's 9 runs (3 alphas x 3 seeds), those within 0.1 of alpha:
 # (stem, the words after the value in RESULTS.md, value)
@@ -130,6 +152,8 @@ _VARIATIONS = (
     ("replay-grpo-a08", _TRAINED, 2.0, "easier 0.00 / same 0.67 / harder 0.23 / unrated 0.10 of 396"),
     ("imit05-grpo-a05", _TRAINED, 2.0, "easier 0.01 / same 0.72 / harder 0.26 / unrated 0.02 of 371"),
     ("imit05-grpo-a08-d369", _TRAINED, 3.0, "easier 0.09 / same 0.61 / harder 0.24 / unrated 0.06 of 379"),
+    ("k8b8-grpo-a02-d43", _TRAINED, 5.0, "easier 0.21 / same 0.62 / harder 0.16 / unrated 0.02 of 904"),
+    ("temp05-grpo-a02-d43", _SEED_0, 5.0, "easier 0.39 / same 0.45 / harder 0.15 / unrated 0.01 of 151"),
     ("replay-untrained-a02-d43", _SEED_0, 5.0, "easier 0.64 / same 0.07 / harder 0.07 / unrated 0.21 of 14"),
     ("replay-untrained-a05", _SEED_0, 2.0, "easier 0.01 / same 0.29 / harder 0.50 / unrated 0.20 of 96"),
     ("replay-untrained-a08", _SEED_0, 2.0, "easier 0.03 / same 0.20 / harder 0.51 / unrated 0.26 of 113"))
@@ -183,6 +207,14 @@ REPLAY_CLAIMS: tuple[Claim, ...] = (
     *_table("os3-grpo", "replay-grpo", _OFF_TARGET, ", off-target", _ENDS),
     *_table("k8-grpo", "replay-grpo", _K8, ", 8 candidates"),
     *_table("imit05-grpo", "replay-grpo", _IMITATION, ", in-band imitation"),
+    *_table("k8b8-grpo", "replay-grpo", _K8B8, ", 10 seeds × 8 candidates"),
+    *(Claim(f"calibrated solver, replayed seeds, alpha {alpha:g}, d0 {d0:g}: runs within 0.1 at epoch 10, any setting",
+            value, replay_hits(alpha, d0), ((R, f"**{value}**"),), f"{SHAPED}/*")
+      for alpha, d0, value in _BY_TARGET),
+    *(Claim(f"calibrated solver, {stem}: success of the tasks from base and from replayed seeds, epochs 5-10", value,
+            success_by_seed_kind(*seed_runs(stem)), ((R, f"**{value}**"),),
+            f"{SHAPED}/{stem}-s*/calibration_tasks.jsonl.gz")
+      for stem, value in _SEED_KINDS),
     *(Claim(f"calibrated solver, {stem}: epochs 7-10 within 0.1 of alpha, 9 runs", value,
             late_hits(7, *(run for tag in ("a02", "a05", "a08-d369") for run in seed_runs(f"{stem}-{tag}"))),
             ((R, f"**{value}** {label}"),), f"{SHAPED}/{stem}-*")
