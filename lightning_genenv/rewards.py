@@ -5,9 +5,10 @@
   match for ``check="exact"``, and SQuAD token F1 for ``check="f1"``. An unparseable output scores 0
   with its parse reason.
 - Environment: the agent's success rate ``p̂ = k/n`` over its attempts at a generated task gives
-  ``R_env(p̂) = exp(-β (p̂ - α)²)``; tasks with ``p̂ < k_min`` (and, optionally, outside
-  ``|p̂ - α| <= band``) are filtered out; RWR weights are ``w_i ∝ exp(R_env,i / λ)``,
-  self-normalized to average 1, and their effective sample size (how far from plain SFT they are).
+  ``R_env(p̂) = exp(-β (p̂ - α)²)``, optionally aimed past α by the epoch's error (:func:`reward_target`);
+  tasks with ``p̂ < k_min`` (and, optionally, outside ``|p̂ - α| <= band``) are filtered out; RWR weights are
+  ``w_i ∝ exp(R_env,i / λ)``, self-normalized to average 1, and their effective sample size (how far from plain
+  SFT they are).
 - The user's own agent rewards (``agent.reward_funcs``) are :mod:`lightning_genenv.reward_funcs`;
   :func:`task_check` is the built-in check in their signature.
 - Alternatives to ``R_env`` for ablations, selectable by name from :data:`ENV_REWARDS`.
@@ -127,6 +128,20 @@ def success_rate(rewards: Sequence[float], threshold: float) -> float:
 def env_reward(p_hat: float, alpha: float, beta: float) -> float:
     """GenEnv's ``R_env = exp(-β (p̂ - α)²)``: 1 at ``p̂ = α``; ``exp(-β/4)`` at 0 and 1 for α = 0.5."""
     return math.exp(-beta * (p_hat - alpha) ** 2)
+
+
+TARGET_RANGE = (0.05, 0.95)  # where reward_target keeps the target it moves
+
+
+def reward_target(alpha: float, p_bar: float, gain: float) -> float:
+    """The success rate ``R_env`` aims each of an epoch's tasks at: α moved against the epoch's own error,
+    ``α − gain · (p̄ − α)``, kept within :data:`TARGET_RANGE`; ``gain`` 0: α itself. Each task's reward peaks
+    where that task is solved α of the time, while the epoch's mean ``p̄`` averages success over the difficulty
+    levels the tasks spread over, which a sigmoid-shaped success pulls toward 0.5; aiming each task past α by
+    ``gain`` times the epoch's error cuts a steady error to ``1 / (1 + gain)`` of itself."""
+    if not gain:
+        return alpha
+    return min(TARGET_RANGE[1], max(TARGET_RANGE[0], alpha - gain * (p_bar - alpha)))
 
 
 def passes_filter(p_hat: float, k_min: float, alpha: float, band: float | None) -> bool:

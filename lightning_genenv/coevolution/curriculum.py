@@ -1,6 +1,10 @@
 """Step 4 of an epoch as a pure function: each new task's ``p̂`` and ``R_env``, the filter, and
 what follows from them.
 
+``R_env`` aims each task at ``α``, or with ``curriculum.target_gain`` past it by the epoch's own error
+(:func:`~lightning_genenv.rewards.reward_target`: the epoch's mean ``p̂`` is a mix over difficulty levels, which a
+sigmoid-shaped success pulls toward 0.5); the filter, the kept groups and every measure stay at ``α``.
+
 From the new tasks and the agent's attempts at the valid ones, :func:`score_tasks` returns
 :class:`EpochScores`: per task its :class:`~lightning_genenv.pool_records.TaskScore`; the ``D_train`` records of the
 tasks that passed the filter (``k_min``, optionally ``band``) and the ``D_env`` record of every new task, typed
@@ -26,7 +30,7 @@ from lightning_genenv.metrics import mean
 from lightning_genenv.objectives.base import Objective, Scored
 from lightning_genenv.objectives.shaping import Shaping, shaping_stats
 from lightning_genenv.pool_records import EnvRecord, TaskScore, TrainRecord
-from lightning_genenv.rewards import ENV_REWARDS, passes_filter, success_rate
+from lightning_genenv.rewards import ENV_REWARDS, passes_filter, reward_target, success_rate
 from lightning_genenv.task_writing import GeneratedTask
 
 
@@ -64,10 +68,11 @@ def score_tasks(records: list[GeneratedTask], groups: list[Group], cur, success_
     (``shaping``), into the simulator's fit set (:func:`lightning_genenv.objectives.make_objective`)."""
     env_reward = ENV_REWARDS[cur.env_reward]
     valid = [r for r in records if r.task is not None]
+    p_hats = [success_rate(group.rewards, success_threshold) for group in groups]
+    target = reward_target(cur.alpha, mean(p_hats), cur.target_gain) if p_hats else cur.alpha
     by_record, train_records, passed = {}, [], []
-    for i, (record, group) in enumerate(zip(valid, groups)):
-        p_hat = success_rate(group.rewards, success_threshold)
-        r_env = env_reward(p_hat, alpha=cur.alpha, beta=cur.beta, band=cur.band)
+    for i, (record, group, p_hat) in enumerate(zip(valid, groups, p_hats)):
+        r_env = env_reward(p_hat, alpha=target, beta=cur.beta, band=cur.band)
         keep = passes_filter(p_hat, cur.k_min, cur.alpha, cur.band)
         by_record[id(record)] = TaskScore(p_hat, r_env, keep, len(group.rewards))
         if keep:
@@ -84,7 +89,8 @@ def score_tasks(records: list[GeneratedTask], groups: list[Group], cur, success_
     kept = [groups[i] for _, i in nearest[:share]]  # closest to α first: the most informative groups
     stats = {**_stats(list(by_record.values()), len(valid), len(passed), cur), **fit.stats,
              **shaping_stats(shaping, [s.p_hat for s in scored], [r.near_duplicate for r, _ in written],
-                             [s.reward for s in scored])}
+                             [s.reward for s in scored]),
+             **({"curriculum/reward_target": target} if cur.target_gain else {})}
     return EpochScores(scores, train_records, [EnvRecord.scored(r, s) for r, s in zip(records, scores)], fit.records,
                       kept, stats)
 
