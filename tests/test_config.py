@@ -257,3 +257,11 @@ def test_old_importance_sampling_key_is_an_alias(tmp_path):
     assert resumed.rollout.vllm_importance_sampling_mode == "token_truncate"
     with pytest.raises(ConfigError, match="must be one of token_truncate"):
         compose(["rollout.vllm_importance_sampling_mode=sequence_mask"])
+
+
+def test_a_target_gain_needs_a_reward_with_an_alpha():
+    """curriculum.target_gain moves R_env's alpha; the rewards without one (rzero, absolute_zero) refuse it."""
+    assert compose(["curriculum.target_gain=1"]).curriculum.target_gain == 1.0
+    assert compose(["curriculum.target_gain=1", "curriculum.env_reward=band", "curriculum.band=0.1"])
+    with pytest.raises(ConfigError, match="target_gain=1.0 moves R_env's alpha; curriculum.env_reward=rzero"):
+        compose(["curriculum.target_gain=1", "curriculum.env_reward=rzero"])

@@ -18,6 +18,7 @@ from lightning_genenv.rewards import (
     exact_match,
     normalize_answer,
     passes_filter,
+    reward_target,
     rwr_weights,
     rzero_reward,
     success_rate,
@@ -145,6 +146,19 @@ def test_env_reward_hand_computed():
     assert env_reward(0.0, 0.5, 2.0) == pytest.approx(0.6065, abs=1e-4)  # the reference config's beta
     assert env_reward(0.25, CUR.alpha, CUR.beta) == pytest.approx(math.exp(-10 * 0.0625))
     assert env_reward(0.3, 0.3, 10.0) == 1.0 and env_reward(0.5, 0.3, 10.0) == pytest.approx(math.exp(-0.4))
+
+
+def test_reward_target_moves_alpha_against_the_epochs_error_within_its_range():
+    assert reward_target(0.2, 0.35, 0.0) == 0.2  # gain 0: alpha itself, whatever p-bar
+    assert reward_target(0.2, 0.3, 1.0) == pytest.approx(0.1)  # p-bar 0.1 above: aim 0.1 below
+    assert reward_target(0.8, 0.7, 2.0) == pytest.approx(0.95)  # 0.8 + 2 * 0.1 = 1.0, kept at the range's top
+    assert reward_target(0.2, 0.5, 1.0) == pytest.approx(0.05)  # 0.2 - 0.3 = -0.1, kept at its bottom
+    assert reward_target(0.5, 0.5, 3.0) == 0.5  # on target: unmoved
+    # a steady error b: the epoch's p-bar = target + b meets alpha + b / (1 + gain)
+    alpha, b, gain = 0.2, 0.09, 1.0
+    p_bar = (alpha * (1 + gain) + b) / (1 + gain)
+    assert reward_target(alpha, p_bar, gain) + b == pytest.approx(p_bar)
+    assert p_bar - alpha == pytest.approx(b / (1 + gain))
 
 
 def test_passes_filter():

@@ -32,7 +32,7 @@ from pathlib import Path
 
 import yaml
 
-from lightning_genenv.config.schema import AgentConfig, DataConfig, SimulatorConfig
+from lightning_genenv.config.schema import AgentConfig, CurriculumConfig, DataConfig, SimulatorConfig
 from lightning_genenv.jsonl import read_jsonl_strict
 from lightning_genenv.objectives.shaping import Shaping
 from lightning_genenv.rewards import ENV_REWARDS
@@ -65,6 +65,7 @@ class CalibratedRun:
     kl_coef: float  # the weight of its KL to the initial simulator in the loss
     imitate_in_band: float  # grpo's imitation term on the in-band tasks (simulator.imitate_in_band; 0: none)
     temperature: float  # the temperature it writes at (simulator.temperature)
+    target_gain: float  # R_env's alpha moved against each epoch's error (curriculum.target_gain; 0: alpha itself)
     candidates: int  # the tasks it writes from each seed (simulator.num_variations)
     seeds: int  # the seeds it writes from each epoch (data.seeds_per_epoch; at most the family's base tasks)
     batch_size: int  # the generations of each of its steps (simulator.batch_size)
@@ -84,8 +85,8 @@ class CalibratedRun:
     def key(self) -> tuple:
         """What makes two runs seeds of one setting."""
         trained = ((self.objective, self.learning_rate, self.lr_scheduler_type, self.kl_max, self.kl_coef,
-                    self.imitate_in_band, _order(self.reward_unsolved), _order(self.reward_solved))
-                   if self.trained else ("", 0.0, "", 0.0, 0.0, 0.0, -math.inf, -math.inf))  # never trained: no reward
+                    self.imitate_in_band, self.target_gain, _order(self.reward_unsolved), _order(self.reward_solved))
+                   if self.trained else ("", 0.0, "", 0.0, 0.0, 0.0, 0.0, -math.inf, -math.inf))  # never trained
         replay = (self.seed_replay, self.seed_replay_epochs) if self.seed_replay else (0.0, 0)
         return (self.trained, *trained, *replay, self.alpha, self.d0, self.d0_step, self.attempts,
                 *self.writing(), self.temperature)
@@ -155,6 +156,7 @@ def read_run(path: str | Path) -> CalibratedRun:
                              seeds=int(config.get("data", {}).get("seeds_per_epoch", DataConfig.seeds_per_epoch)),
                              batch_size=int(config["simulator"].get("batch_size", SimulatorConfig.batch_size)),
                              temperature=float(config["simulator"].get("temperature", SimulatorConfig.temperature)),
+                             target_gain=float(curriculum.get("target_gain", CurriculumConfig.target_gain)),
                              seed_replay=float(config["simulator"].get("seed_replay", SimulatorConfig.seed_replay)),
                              seed_replay_epochs=int(config["simulator"].get("seed_replay_epochs",
                                                                             SimulatorConfig.seed_replay_epochs)),
@@ -251,6 +253,7 @@ class Setting:
         cap = f", KL cap {first.kl_max:g}" if first.kl_max != SimulatorConfig.kl_max else ""
         cap += f", KL weight {first.kl_coef:g}" if first.kl_coef != SimulatorConfig.kl_coef else ""
         cap += f", in-band imitation {first.imitate_in_band:g}" if first.imitate_in_band else ""
+        cap += f", target gain {first.target_gain:g}" if first.target_gain else ""
         schedule = f" {first.lr_scheduler_type}" if first.lr_scheduler_type != SimulatorConfig.lr_scheduler_type else ""
         who = f"{first.objective} (lr {first.learning_rate:g}{schedule}{cap})" if first.trained else "never trained"
         if first.trained and (first.reward_unsolved, first.reward_solved) != (None, None):

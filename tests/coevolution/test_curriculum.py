@@ -66,6 +66,26 @@ def test_in_band_width_changes_the_in_band_fraction_and_nothing_else():
     assert banded.stats["curriculum/in_band_fraction"] == 0.25 and banded.num_trained_on == 1  # band filters
 
 
+def test_target_gain_aims_each_tasks_reward_past_alpha_by_the_epochs_error_and_measures_against_alpha():
+    """curriculum.target_gain: R_env aims at alpha - gain (p-bar - alpha); the filter, the kept groups, the in-band
+    test and every curriculum measure stay at alpha, and the target is logged."""
+    records = [GeneratedTask(3, "s", "simulator", [7], [8, 9], "x", task(i), None) for i in range(4)]
+    groups = [group(r.task, solved(k, 8)) for r, k in zip(records, [2, 4, 6, 8])]  # p-bar 0.625, alpha 0.5
+    plain = score(records, groups, 4)
+    aimed = score(records, groups, 4, "curriculum.target_gain=1")
+    target = 0.5 - 1.0 * (0.625 - 0.5)
+    assert [s.r_env for s in aimed.scores] == pytest.approx([math.exp(-10 * (p - target) ** 2)
+                                                             for p in (0.25, 0.5, 0.75, 1.0)])
+    assert [s.r_env for s in plain.scores] == pytest.approx([math.exp(-10 * (p - 0.5) ** 2)
+                                                             for p in (0.25, 0.5, 0.75, 1.0)])
+    assert aimed.stats.pop("curriculum/reward_target") == pytest.approx(0.375)
+    assert "curriculum/reward_target" not in plain.stats
+    for key in ("curriculum/p_hat_mean_error", "curriculum/p_hat_abs_error", "curriculum/in_band_fraction"):
+        assert aimed.stats[key] == plain.stats[key]
+    assert aimed.kept == plain.kept and aimed.train_records == plain.train_records
+    assert aimed.sim_records != plain.sim_records  # the simulator's weights follow the moved reward
+
+
 def test_pool_rwr_set_weights_earlier_fitted_generations_with_this_epochs():
     """simulator.rwr_set=pool: the earlier D_env records that were fitted (the simulator's, trained_on) join this
     epoch's RWR set, first, and the weights are self-normalized over all of them; the rest of D_env does not."""
