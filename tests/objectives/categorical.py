@@ -3,7 +3,8 @@ solver's success law: the smallest task writer whose curriculum can be checked i
 
 Each step, ``seeds`` groups of ``candidates`` draws of ``d`` are attempted ``attempts`` times
 (``k ~ Binomial(attempts, σ(slope (d0 - d)))``), scored with ``R_env`` and the config's shaping, and the objective's
-fit set and loss (``logp`` of each drawn ``d``, one token per generation) update the logits by Adam. The start
+fit set and loss (``logp`` of each drawn ``d``, one token per generation) update the logits by Adam
+(``curriculum.target_gain`` aims ``R_env`` as :func:`~lightning_genenv.coevolution.score_tasks` does). The start
 is ``d`` about 7 ± 2: far above a ``d0`` of 3 (too hard, success about 0.02) and far below one of 11 (too easy).
 """
 
@@ -18,7 +19,7 @@ from lightning_genenv.config import compose
 from lightning_genenv.objectives import make_objective
 from lightning_genenv.objectives.base import Scored
 from lightning_genenv.objectives.shaping import Shaping
-from lightning_genenv.rewards import ENV_REWARDS, passes_filter, success_rate
+from lightning_genenv.rewards import ENV_REWARDS, passes_filter, reward_target, success_rate
 from lightning_genenv.solver import success_probability
 
 D = torch.arange(15, dtype=torch.float64)
@@ -45,15 +46,15 @@ def train(overrides: list[str], steps: int = 150, seed: int = 0, d0: float = 3.0
     opt = torch.optim.Adam([logits], lr=lr)
     for _ in range(steps):
         probs = torch.softmax(logits.detach(), 0)
-        scored = []
-        for s in range(seeds):
-            for d in torch.multinomial(probs, candidates, replacement=True, generator=gen).tolist():
-                p = success_probability(float(d), d0, slope)
-                p_hat = success_rate([float(rng.random() < p) for _ in range(attempts)], 1.0)
-                r_env = env_reward(p_hat, alpha=cur.alpha, beta=cur.beta, band=cur.band)
-                scored.append(Scored([s], [d], f"seed-{s}", shaping.reward(p_hat, r_env, False), p_hat,
-                                     passes_filter(p_hat, cur.k_min, cur.alpha, cur.band),
-                                     in_band(p_hat, cur.alpha, cur.in_band_width, attempts)))
+        draws = [(s, d, success_rate([float(rng.random() < success_probability(float(d), d0, slope))
+                                      for _ in range(attempts)], 1.0))
+                 for s in range(seeds) for d in torch.multinomial(probs, candidates, replacement=True,
+                                                                  generator=gen).tolist()]
+        target = reward_target(cur.alpha, sum(p for *_, p in draws) / len(draws), cur.target_gain)
+        scored = [Scored([s], [d], f"seed-{s}",
+                         shaping.reward(p_hat, env_reward(p_hat, alpha=target, beta=cur.beta, band=cur.band), False),
+                         p_hat, passes_filter(p_hat, cur.k_min, cur.alpha, cur.band),
+                         in_band(p_hat, cur.alpha, cur.in_band_width, attempts)) for s, d, p_hat in draws]
         fit = objective.fit_set(scored, [])
         if not fit.records:
             continue
