@@ -21,7 +21,8 @@ import statistics
 from pathlib import Path
 
 from lightning_genenv.jsonl import read_jsonl_strict
-from lightning_genenv.report.calibration import BAR, EPS, curves_file, read_run, summary_table
+from lightning_genenv.report.calibrated_run import curves_file, read_run
+from lightning_genenv.report.calibration import BAR, EPS, summary_table
 from lightning_genenv.report.stats import paired_difference
 
 COLUMNS = [("p̄", "curriculum/p_hat_mean"), ("|p̄-α|", "curriculum/p_hat_mean_error"),

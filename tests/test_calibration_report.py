@@ -1,5 +1,6 @@
-"""Calibrated-solver runs read back and summarized over seeds (lightning_genenv/report/calibration.py): the setting
-from config.yaml, the curves from calibration.jsonl, the grouping by setting and both halves of the curriculum bar."""
+"""Calibrated-solver runs read back and summarized over seeds (lightning_genenv/report/calibrated_run.py and
+calibration.py): the setting from config.yaml, the curves from calibration.jsonl, the grouping by setting and both
+halves of the curriculum bar."""
 
 import json
 import math
@@ -8,7 +9,8 @@ import pytest
 import yaml
 
 from lightning_genenv.objectives.shaping import Shaping
-from lightning_genenv.report.calibration import misses, read_run, reward_optimum, settings, summary_table
+from lightning_genenv.report.calibrated_run import read_run
+from lightning_genenv.report.calibration import misses, reward_optimum, settings, summary_table
 
 
 def _run(root, name, errors, *, trained=True, objective="grpo", alpha=0.5, d0=2.0, d0_step=0.0, seed=0,

@@ -13,17 +13,8 @@ from typing import Callable
 
 from lightning_genenv.difficulty import digits
 from lightning_genenv.jsonl import read_jsonl_strict
-from lightning_genenv.report.calibration import (
-    BAR,
-    EPS,
-    TAIL,
-    Setting,
-    misses,
-    optimum_text,
-    read_run,
-    settings,
-    tasks_file,
-)
+from lightning_genenv.report.calibrated_run import read_run, tasks_file
+from lightning_genenv.report.calibration import BAR, EPS, TAIL, Setting, misses, optimum_text, settings
 from lightning_genenv.report.claim import RESULTS
 from lightning_genenv.report.claims_runs import ci
 from lightning_genenv.report.stats import paired_difference

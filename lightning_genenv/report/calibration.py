@@ -1,9 +1,7 @@
-"""Calibrated-solver runs (``experiment=calibrated``) read back and summarized over seeds, with the curriculum bar.
+"""Calibrated-solver runs (``experiment=calibrated``) summarized over seeds, with the curriculum bar.
 
-A run is read from its ``config.yaml`` (the simulator's objective, its learning rate, KL cap and the rewards of
-``p̂ = 0`` and ``p̂ = 1``, or never trained with ``curriculum=random``; α; the solver's ``d₀`` and its per-epoch
-step; the seed) and its ``calibration.jsonl`` (one record per epoch). Runs of the same setting and different seeds
-form a :class:`Setting`.
+Each run is read by :func:`~lightning_genenv.report.calibrated_run.read_run` (its setting and per-epoch records);
+runs of the same setting and different seeds form a :class:`Setting`.
 
 The bar a trained setting must meet, per α: at its last epoch ``|p̄ − α| <= 0.1`` (:data:`BAR`) for every seed,
 while the never-trained simulator at the same α and ``d₀`` stays at least 0.25 (:data:`UNTRAINED_BAR`) from α. The
@@ -19,161 +17,28 @@ moving target). A level at the edge of what the family can express (``digits``: 
 ``d >= 2``) can be missed on one side only, and ``p̄`` then lands on that side of α unless every task is at the
 level.
 
-Deliberately left out: plots (TensorBoard's ``tb/calibration``), and runs of any other experiment.
+Deliberately left out: reading a run (:mod:`~lightning_genenv.report.calibrated_run`), plots (TensorBoard's
+``tb/calibration``), and runs of any other experiment.
 """
 
 from __future__ import annotations
 
-import functools
 import math
 import statistics
 from dataclasses import dataclass
-from pathlib import Path
 
-import yaml
-
-from lightning_genenv.config.schema import AgentConfig, CurriculumConfig, DataConfig, SimulatorConfig
+from lightning_genenv.config.schema import AgentConfig, SimulatorConfig
 from lightning_genenv.jsonl import read_jsonl_strict
 from lightning_genenv.objectives.shaping import Shaping
+from lightning_genenv.report.calibrated_run import ERROR, CalibratedRun, tasks_file
 from lightning_genenv.rewards import ENV_REWARDS
 from lightning_genenv.solver import success_probability
 
 BAR = 0.1  # |p-bar - alpha| a trained simulator must reach by its last epoch
 UNTRAINED_BAR = 0.25  # the distance from alpha the never-trained simulator must keep
-ERROR = "curriculum/p_hat_mean_error"  # |p-bar - alpha| of an epoch
-UNRATED = "solver/unrated_fraction"  # the valid tasks the difficulty function cannot rate (the solver fails them)
 EPS = 1e-9  # p-bar is a ratio of counts: 0.8 - 0.7 must meet a bar of 0.1
 TAIL = 5  # the first (1-based) epoch of the late-epochs mean, a less noisy view than the last epoch alone
-CURVES = ("calibration.jsonl", "calibration.jsonl.gz")  # per epoch: the metrics (as written, or archived gzipped)
-TASKS = ("calibration_tasks.jsonl", "calibration_tasks.jsonl.gz")  # per task: seed, d, p, k (archived gzipped)
 LEVELS = range(1, 25)  # the difficulty levels searched for the reward's optimum: the built-in functions' values
-
-
-@dataclass(frozen=True)
-class CalibratedRun:
-    """One calibrated-solver run: its setting and its per-epoch records (epoch 1 first)."""
-
-    path: Path
-    trained: bool
-    objective: str
-    alpha: float
-    d0: float
-    d0_step: float
-    learning_rate: float  # the simulator's
-    lr_scheduler_type: str  # ... and its schedule over the updates ("off_target" with its scale: "off_target 0.1")
-    kl_max: float  # its trust region on the KL to the initial simulator
-    kl_coef: float  # the weight of its KL to the initial simulator in the loss
-    imitate_in_band: float  # grpo's imitation term on the in-band tasks (simulator.imitate_in_band; 0: none)
-    temperature: float  # the temperature it writes at (simulator.temperature)
-    target_gain: float  # R_env's alpha moved against each epoch's error (curriculum.target_gain; 0: alpha itself)
-    candidates: int  # the tasks it writes from each seed (simulator.num_variations)
-    seeds: int  # the seeds it writes from each epoch (data.seeds_per_epoch; at most the family's base tasks)
-    batch_size: int  # the generations of each of its steps (simulator.batch_size)
-    seed_replay: float  # the share of its seeds that are its own earlier in-band tasks
-    seed_replay_epochs: int  # ... of how many last epochs
-    reward_unsolved: float | None  # the simulator's reward of a task with p-hat 0 (None: R_env(0))
-    reward_solved: float | None  # ... and of one with p-hat 1 (None: R_env(1))
-    seed: int
-    slope: float  # the solver's
-    attempts: int  # the solver's attempts at each task (agent.num_generations)
-    env_reward: str  # curriculum.env_reward, with its beta and band
-    beta: float
-    band: float | None
-    epochs: tuple[dict, ...]
-
-    @property
-    def key(self) -> tuple:
-        """What makes two runs seeds of one setting."""
-        trained = ((self.objective, self.learning_rate, self.lr_scheduler_type, self.kl_max, self.kl_coef,
-                    self.imitate_in_band, self.target_gain, _order(self.reward_unsolved), _order(self.reward_solved))
-                   if self.trained else ("", 0.0, "", 0.0, 0.0, 0.0, 0.0, -math.inf, -math.inf))  # never trained
-        replay = (self.seed_replay, self.seed_replay_epochs) if self.seed_replay else (0.0, 0)
-        return (self.trained, *trained, *replay, self.alpha, self.d0, self.d0_step, self.attempts,
-                *self.writing(), self.temperature)
-
-    def writing(self) -> tuple[int, int, int]:
-        """(seeds, candidates, generations a step) an epoch; the calibrated preset's as (0, 0, 0), so that the
-        preset's runs (of any seed count the family caps) are one setting. The seeds are those written from: the
-        first epoch's generations over the candidates where logged, as the family's base tasks cap
-        ``data.seeds_per_epoch``."""
-        if self.candidates == _preset_candidates() and self.batch_size == SimulatorConfig.batch_size:
-            return (0, 0, 0)
-        generations = self.epochs[0].get("sim/generations") if self.epochs else None
-        seeds = min(self.seeds, round(generations / self.candidates)) if generations else self.seeds
-        return (seeds, self.candidates, self.batch_size)
-
-    def errors(self) -> list[float]:
-        """``|p̄ − α|`` per epoch."""
-        return [record[ERROR] for record in self.epochs]
-
-    def unrated(self) -> float:
-        """The share of the last epoch's valid tasks the difficulty function could not rate (NaN: not logged)."""
-        return float(self.epochs[-1].get(UNRATED, math.nan)) if self.epochs else math.nan
-
-
-@functools.cache
-def _preset_candidates() -> int:
-    """``simulator.num_variations`` as ``experiment=calibrated`` sets it."""
-    from lightning_genenv.config import compose
-
-    return int(compose(["experiment=calibrated"]).simulator.num_variations)
-
-
-def _schedule(simulator: dict) -> str:
-    """The simulator's learning-rate schedule as a setting tells it: its name, and ``off_target``'s scale."""
-    name = str(simulator.get("lr_scheduler_type", SimulatorConfig.lr_scheduler_type))
-    if name != "off_target":
-        return name
-    return f"{name} {float(simulator.get('lr_off_target_scale', SimulatorConfig.lr_off_target_scale)):g}"
-
-
-def _order(value: float | None) -> float:
-    """A reward or None (R_env's own) as a sortable key."""
-    return -math.inf if value is None else float(value)
-
-
-def read_run(path: str | Path) -> CalibratedRun:
-    """A run directory's setting and curves; a clear error when it is not a calibrated run."""
-    path = Path(path)
-    config_file, curves = path / "config.yaml", _found(path, CURVES)
-    if not config_file.is_file() or curves is None:
-        raise SystemExit(f"{path}: not a calibrated-solver run (needs config.yaml and calibration.jsonl)")
-    config = yaml.safe_load(config_file.read_text(encoding="utf-8"))
-    try:
-        solver, curriculum = config["solver"], config["curriculum"]
-        if curriculum["env_reward"] not in ENV_REWARDS:
-            raise ValueError(f"unknown curriculum.env_reward {curriculum['env_reward']!r}")
-        return CalibratedRun(path=path, trained=bool(curriculum["train_simulator"]),
-                             objective=config["simulator"]["objective"], alpha=float(curriculum["alpha"]),
-                             d0=float(solver["d0"]), d0_step=float(solver.get("d0_step", 0.0)),
-                             learning_rate=float(config["simulator"]["learning_rate"]),
-                             lr_scheduler_type=_schedule(config["simulator"]),
-                             kl_max=float(config["simulator"].get("kl_max", SimulatorConfig.kl_max)),
-                             kl_coef=float(config["simulator"].get("kl_coef", SimulatorConfig.kl_coef)),
-                             imitate_in_band=float(config["simulator"].get("imitate_in_band",
-                                                                           SimulatorConfig.imitate_in_band)),
-                             candidates=int(config["simulator"].get("num_variations", _preset_candidates())),
-                             seeds=int(config.get("data", {}).get("seeds_per_epoch", DataConfig.seeds_per_epoch)),
-                             batch_size=int(config["simulator"].get("batch_size", SimulatorConfig.batch_size)),
-                             temperature=float(config["simulator"].get("temperature", SimulatorConfig.temperature)),
-                             target_gain=float(curriculum.get("target_gain", CurriculumConfig.target_gain)),
-                             seed_replay=float(config["simulator"].get("seed_replay", SimulatorConfig.seed_replay)),
-                             seed_replay_epochs=int(config["simulator"].get("seed_replay_epochs",
-                                                                            SimulatorConfig.seed_replay_epochs)),
-                             reward_unsolved=_reward(config["simulator"].get("reward_unsolved")),
-                             reward_solved=_reward(config["simulator"].get("reward_solved")),
-                             seed=int(config["seed"]), slope=float(solver["slope"]),
-                             attempts=int(config["agent"]["num_generations"]),
-                             env_reward=str(curriculum["env_reward"]), beta=float(curriculum["beta"]),
-                             band=_reward(curriculum.get("band")), epochs=tuple(read_jsonl_strict(curves)))
-    except (KeyError, TypeError) as e:
-        raise SystemExit(f"{config_file}: lacks {e} (not a calibrated-solver run's config)") from None
-    except ValueError as e:
-        raise SystemExit(f"{config_file}: {e} (not a calibrated-solver run's config)") from None
-
-
-def _reward(value) -> float | None:
-    return None if value is None else float(value)
 
 
 @dataclass(frozen=True)
@@ -203,25 +68,6 @@ def reward_optimum(run: CalibratedRun, epoch: int | None = None) -> Optimum:
     best, second = sorted(LEVELS, key=lambda d: (-expected[d], d))[:2]
     return Optimum(float(best), success_probability(best, d0, run.slope), expected[best], float(second),
                    expected[second])
-
-
-def _found(run_dir: Path, names: tuple[str, ...]) -> Path | None:
-    """The first of ``names`` that is a file in ``run_dir``."""
-    return next((run_dir / name for name in names if (run_dir / name).is_file()), None)
-
-
-def curves_file(run_dir: Path) -> Path:
-    """A calibrated run's per-epoch record (:data:`CURVES`, as written or archived gzipped); an error without one."""
-    if (found := _found(Path(run_dir), CURVES)) is None:
-        raise SystemExit(f"{run_dir}: no calibration.jsonl (is it an experiment=calibrated run?)")
-    return found
-
-
-def tasks_file(run_dir: Path) -> Path:
-    """A calibrated run's per-task record (:data:`TASKS`, as written or archived gzipped); an error without one."""
-    if (found := _found(Path(run_dir), TASKS)) is None:
-        raise SystemExit(f"{run_dir}: no {' or '.join(TASKS)} (the calibrated run's per-task record)")
-    return found
 
 
 def misses(run: CalibratedRun) -> tuple[float, float]:

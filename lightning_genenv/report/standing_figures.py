@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lightning_genenv.report.calibration import read_run
+from lightning_genenv.report.calibrated_run import read_run
 from lightning_genenv.report.claim import RESULTS, ROOT, RUNS
 from lightning_genenv.report.claims_coevo import FAM, NAMES
 from lightning_genenv.report.claims_runs import AFTER, DEF, RECORDED, run_end, start_end_means
