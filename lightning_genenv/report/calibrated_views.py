@@ -54,13 +54,17 @@ in_band = per_seed(in_band_values)  # each seed's mean in-band fraction (the att
 difficulty_values = rate_values("solver/difficulty_mean")  # of the valid, rated tasks
 
 
+def shaped_tasks(root: Path, run: str) -> list[dict]:
+    """The per-task records of the archived run ``calibrated-shaped/<run>``."""
+    return list(read_jsonl_strict(tasks_file(root / RESULTS / SHAPED / run)))
+
+
 def level_share(level: float, *runs: str) -> Callable[[Path], str]:
     """Per run (``a / b / c``): the share of its valid tasks from epoch 5 on whose difficulty is ``level``."""
     def compute(root: Path) -> str:
         shares = []
         for run in runs:
-            rows = [r for r in read_jsonl_strict(tasks_file(root / RESULTS / SHAPED / run))
-                    if r["epoch"] >= TAIL - 1]
+            rows = [r for r in shaped_tasks(root, run) if r["epoch"] >= TAIL - 1]
             shares.append(sum(r["d"] == level for r in rows) / len(rows))
         return " / ".join(f"{x:.2f}" for x in shares)
     return compute
@@ -73,7 +77,7 @@ def variations_of_level(level: float, *runs: str) -> Callable[[Path], str]:
     def compute(root: Path) -> str:
         counts = dict.fromkeys(("easier", "same", "harder", "unrated"), 0)
         for run in runs:
-            rows = list(read_jsonl_strict(tasks_file(root / RESULTS / SHAPED / run)))
+            rows = shaped_tasks(root, run)
             seeds = {r["id"]: r["d"] for r in rows}
             for r in rows:
                 if r["epoch"] < TAIL - 1 or seeds.get(r["seed"]) != level:
@@ -92,7 +96,7 @@ def success_by_seed_kind(*runs: str) -> Callable[[Path], str]:
     def compute(root: Path) -> str:
         base, replayed = [], []
         for run in runs:
-            rows = list(read_jsonl_strict(tasks_file(root / RESULTS / SHAPED / run)))
+            rows = shaped_tasks(root, run)
             ids = {r["id"] for r in rows}
             for r in rows:
                 if r["epoch"] >= TAIL - 1:
@@ -130,7 +134,7 @@ def groups_differ(*runs: str) -> Callable[[Path], str]:
         shares = []
         for run in runs:
             groups: dict[tuple, list] = {}
-            for r in read_jsonl_strict(tasks_file(root / RESULTS / SHAPED / run)):
+            for r in shaped_tasks(root, run):
                 groups.setdefault((r["epoch"], r["seed"]), []).append(r["d"])
             pairs = [ds for ds in groups.values() if len(ds) >= 2]
             shares.append(sum(len(set(ds)) > 1 for ds in pairs) / len(pairs))

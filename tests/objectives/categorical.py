@@ -16,6 +16,7 @@ import torch
 
 from lightning_genenv.coevolution.curriculum import in_band
 from lightning_genenv.config import compose
+from lightning_genenv.metrics import mean
 from lightning_genenv.objectives import make_objective
 from lightning_genenv.objectives.base import Scored
 from lightning_genenv.objectives.shaping import Shaping
@@ -50,7 +51,7 @@ def train(overrides: list[str], steps: int = 150, seed: int = 0, d0: float = 3.0
                                       for _ in range(attempts)], 1.0))
                  for s in range(seeds) for d in torch.multinomial(probs, candidates, replacement=True,
                                                                   generator=gen).tolist()]
-        target = reward_target(cur.alpha, sum(p for *_, p in draws) / len(draws), cur.target_gain)
+        target = reward_target(cur.alpha, mean([p for *_, p in draws]), cur.target_gain)
         scored = [Scored([s], [d], f"seed-{s}",
                          shaping.reward(p_hat, env_reward(p_hat, alpha=target, beta=cur.beta, band=cur.band), False),
                          p_hat, passes_filter(p_hat, cur.k_min, cur.alpha, cur.band),
