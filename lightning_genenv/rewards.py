@@ -5,7 +5,7 @@
   match for ``check="exact"``, and SQuAD token F1 for ``check="f1"``. An unparseable output scores 0
   with its parse reason.
 - Environment: the agent's success rate ``p̂ = k/n`` over its attempts at a generated task gives
-  ``R_env(p̂) = exp(-β (p̂ - α)²)``, optionally aimed past α by the epoch's error (:func:`reward_target`);
+  ``R_env(p̂) = exp(-β (p̂ - α)²)``, optionally aimed past α by the run's error (:func:`reward_target`);
   tasks with ``p̂ < k_min`` (and, optionally, outside ``|p̂ - α| <= band``) are filtered out; RWR weights are
   ``w_i ∝ exp(R_env,i / λ)``, self-normalized to average 1, and their effective sample size (how far from plain
   SFT they are).
@@ -133,15 +133,25 @@ def env_reward(p_hat: float, alpha: float, beta: float) -> float:
 TARGET_RANGE = (0.05, 0.95)  # where reward_target keeps the target it moves
 
 
-def reward_target(alpha: float, p_bar: float, gain: float) -> float:
-    """The success rate ``R_env`` aims each of an epoch's tasks at: α moved against the epoch's own error,
-    ``α − gain · (p̄ − α)``, kept within :data:`TARGET_RANGE`; ``gain`` 0: α itself. Each task's reward peaks
-    where that task is solved α of the time, while the epoch's mean ``p̄`` averages success over the difficulty
-    levels the tasks spread over, which a sigmoid-shaped success pulls toward 0.5; aiming each task past α by
-    ``gain`` times the epoch's error cuts a steady error to ``1 / (1 + gain)`` of itself."""
+def reward_target(alpha: float, p_bars: Sequence[float], gain: float, memory: float = 0.0) -> float:
+    """The success rate ``R_env`` aims each of an epoch's tasks at: α moved against the run's error,
+    ``α − gain · s``, kept within :data:`TARGET_RANGE`; ``gain`` 0: α itself. ``p_bars``: the mean ``p̂`` of each epoch
+    so far, oldest first, this epoch's last. ``s`` is this epoch's error ``p̄ − α`` plus ``memory`` times the ``s`` of
+    the epoch before, that one first cut to where it would already move the target to the range's edge (so that a
+    long stretch at the edge, while the simulator is still far, is not carried on after it): ``memory`` 0 is this
+    epoch's error alone, 1 its sum over the run, between them an error that fades by ``memory`` an epoch.
+
+    Each task's reward peaks where that task is solved α of the time, while the epoch's mean ``p̄`` averages success
+    over the difficulty levels the tasks spread over, which a sigmoid-shaped success pulls toward 0.5. Aiming past α
+    by ``gain`` times the error cuts a steady error to ``1 / (1 + gain / (1 − memory))`` of itself (``memory`` 1:
+    to 0); the memory also smooths the target over epochs, where the epoch's own error makes it swing with ``p̄``."""
     if not gain:
         return alpha
-    return min(TARGET_RANGE[1], max(TARGET_RANGE[0], alpha - gain * (p_bar - alpha)))
+    low, high = (alpha - TARGET_RANGE[1]) / gain, (alpha - TARGET_RANGE[0]) / gain  # s at the range's edges
+    s = 0.0
+    for p_bar in p_bars:
+        s = (p_bar - alpha) + memory * min(high, max(low, s))
+    return min(TARGET_RANGE[1], max(TARGET_RANGE[0], alpha - gain * s))
 
 
 def passes_filter(p_hat: float, k_min: float, alpha: float, band: float | None) -> bool:

@@ -30,6 +30,7 @@ VALID = {
     ("simulator.imitate_in_band", "0"): "no imitation term (the default)",
     ("curriculum.alpha", "0"): "a target success rate of 0",
     ("curriculum.target_gain", "0"): "R_env aims at alpha itself (the default)",
+    ("curriculum.target_memory", "0"): "the target moves by the epoch's own error alone (the default)",
     ("curriculum.k_min", "0"): "no p-hat floor (tests/shrunk.py uses it)",
     ("curriculum.band", "0"): "keep only p-hat == alpha (documented)",
     ("data.num_val", "0"): "all held-out tasks (documented)",
@@ -70,7 +71,7 @@ CASES = [(key, name, yaml) for key, tp in NUMERIC for name, yaml in [*PROBES.ite
 
 
 def test_the_walk_covers_every_numeric_key():
-    assert len(NUMERIC) == 79 and len(CASES) == 5 * 79
+    assert len(NUMERIC) == 80 and len(CASES) == 5 * 80
     print(f"{len(NUMERIC)} numeric keys, {len(CASES)} values tried, {len(VALID)} valid by the allow-list")
     assert set(VALID) <= {(key, name) for key, name, _ in CASES}  # no stale entry
 

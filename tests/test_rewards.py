@@ -149,15 +149,15 @@ def test_env_reward_hand_computed():
 
 
 def test_reward_target_moves_alpha_against_the_epochs_error_within_its_range():
-    assert reward_target(0.2, 0.35, 0.0) == 0.2  # gain 0: alpha itself, whatever p-bar
-    assert reward_target(0.2, 0.3, 1.0) == pytest.approx(0.1)  # p-bar 0.1 above: aim 0.1 below
-    assert reward_target(0.8, 0.7, 2.0) == pytest.approx(0.95)  # 0.8 + 2 * 0.1 = 1.0, kept at the range's top
-    assert reward_target(0.2, 0.5, 1.0) == pytest.approx(0.05)  # 0.2 - 0.3 = -0.1, kept at its bottom
-    assert reward_target(0.5, 0.5, 3.0) == 0.5  # on target: unmoved
+    assert reward_target(0.2, [0.35], 0.0) == 0.2  # gain 0: alpha itself, whatever p-bar
+    assert reward_target(0.2, [0.3], 1.0) == pytest.approx(0.1)  # p-bar 0.1 above: aim 0.1 below
+    assert reward_target(0.8, [0.7], 2.0) == pytest.approx(0.95)  # 0.8 + 2 * 0.1 = 1.0, kept at the range's top
+    assert reward_target(0.2, [0.5], 1.0) == pytest.approx(0.05)  # 0.2 - 0.3 = -0.1, kept at its bottom
+    assert reward_target(0.5, [0.5], 3.0) == 0.5  # on target: unmoved
     # a steady error b: the epoch's p-bar = target + b meets alpha + b / (1 + gain)
     alpha, b, gain = 0.2, 0.09, 1.0
     p_bar = (alpha * (1 + gain) + b) / (1 + gain)
-    assert reward_target(alpha, p_bar, gain) + b == pytest.approx(p_bar)
+    assert reward_target(alpha, [p_bar], gain) + b == pytest.approx(p_bar)
     assert p_bar - alpha == pytest.approx(b / (1 + gain))
 
 

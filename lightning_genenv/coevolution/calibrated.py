@@ -28,7 +28,7 @@ from pathlib import Path
 from lightning.fabric.utilities.seed import seed_everything
 
 from lightning_genenv.batch_layout import epoch_seed
-from lightning_genenv.coevolution.curriculum import score_tasks
+from lightning_genenv.coevolution.curriculum import epoch_p_bars, score_tasks
 from lightning_genenv.coevolution.results import LatestResults, family_results
 from lightning_genenv.coevolution.seed_draw import draw_seeds
 from lightning_genenv.coevolution.simulator_updates import OneEpochPerFit, SimulatorUpdates
@@ -109,7 +109,8 @@ def run_calibrated(cfg, run_dir: Path, start: float) -> Path:
             writing = time.perf_counter() - t0
             attempts = solver.attempt([r.task for r in new.valid()], epoch)
             scored = score_tasks(new.records, attempts.groups, cur, cfg.agent.success_threshold, 0,
-                                 env_pool if sim_cfg.rwr_set == "pool" else [], objective, shaping)
+                                 env_pool if sim_cfg.rwr_set == "pool" else [], objective, shaping,
+                                 epoch_p_bars(env_pool))
             results.update(family_results(attempts.groups, cfg.agent.success_threshold))
             env_pool += scored.env_records
             metrics = {**new_task_metrics(seeds, new.records, writing), **scored.stats, **solver_metrics(attempts),

@@ -1,8 +1,9 @@
 """Step 4 of an epoch as a pure function: each new task's ``p̂`` and ``R_env``, the filter, and
 what follows from them.
 
-``R_env`` aims each task at ``α``, or with ``curriculum.target_gain`` past it by the epoch's own error
-(:func:`~lightning_genenv.rewards.reward_target`: the epoch's mean ``p̂`` is a mix over difficulty levels, which a
+``R_env`` aims each task at ``α``, or with ``curriculum.target_gain`` past it by the run's error, this epoch's and
+with ``curriculum.target_memory`` the earlier epochs' (:func:`~lightning_genenv.rewards.reward_target`, the earlier
+``p̄`` read from ``D_env`` by :func:`epoch_p_bars`: the epoch's mean ``p̂`` is a mix over difficulty levels, which a
 sigmoid-shaped success pulls toward 0.5); the filter, the kept groups and every measure stay at ``α``.
 
 From the new tasks and the agent's attempts at the valid ones, :func:`score_tasks` returns
@@ -21,6 +22,7 @@ counts across epochs (the callback keeps those, in its checkpointed state).
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import torch
@@ -60,16 +62,20 @@ class EpochScores:
 
 
 def score_tasks(records: list[GeneratedTask], groups: list[Group], cur, success_threshold: float, share: int,
-                earlier: list[EnvRecord], objective: Objective, shaping: Shaping) -> EpochScores:
+                earlier: list[EnvRecord], objective: Objective, shaping: Shaping,
+                p_bars: Sequence[float] = ()) -> EpochScores:
     """``groups``: the attempts at the valid ``records``, in their order. ``cur``: the curriculum
     config group (``env_reward``, ``alpha``, ``beta``, ``band``, ``k_min``, ``in_band_width``).
     ``earlier``: the ``D_env`` records of earlier epochs that the objective may fit again (``simulator.rwr_set=pool``;
     ``[]``: this epoch's alone). ``objective``: turns the epoch's simulator generations, each with its reward
-    (``shaping``), into the simulator's fit set (:func:`lightning_genenv.objectives.make_objective`)."""
+    (``shaping``), into the simulator's fit set (:func:`lightning_genenv.objectives.make_objective`).
+    ``p_bars``: the earlier epochs' mean ``p̂``, oldest first (:func:`epoch_p_bars` of ``D_env``), read by
+    ``curriculum.target_memory``."""
     env_reward = ENV_REWARDS[cur.env_reward]
     valid = [r for r in records if r.task is not None]
     p_hats = [success_rate(group.rewards, success_threshold) for group in groups]
-    target = reward_target(cur.alpha, mean(p_hats), cur.target_gain) if p_hats else cur.alpha
+    target = reward_target(cur.alpha, [*p_bars, mean(p_hats)], cur.target_gain, cur.target_memory) if p_hats \
+        else cur.alpha
     by_record, train_records, passed = {}, [], []
     for i, (record, group, p_hat) in enumerate(zip(valid, groups, p_hats)):
         r_env = env_reward(p_hat, alpha=target, beta=cur.beta, band=cur.band)
@@ -93,6 +99,16 @@ def score_tasks(records: list[GeneratedTask], groups: list[Group], cur, success_
              **({"curriculum/reward_target": target} if cur.target_gain else {})}
     return EpochScores(scores, train_records, [EnvRecord.scored(r, s) for r, s in zip(records, scores)], fit.records,
                       kept, stats)
+
+
+def epoch_p_bars(env_pool: list[EnvRecord]) -> list[float]:
+    """Each epoch's mean ``p̂`` over its attempted ``D_env`` records, in epoch order; an epoch with none attempted has
+    no ``p̄`` and is left out."""
+    by_epoch: dict[int, list[float]] = {}
+    for record in env_pool:
+        if record.attempted and record.p_hat is not None:
+            by_epoch.setdefault(record.epoch, []).append(record.p_hat)
+    return [mean(by_epoch[epoch]) for epoch in sorted(by_epoch)]
 
 
 def in_band(p_hat: float, alpha: float, width: float, attempts: int) -> bool:

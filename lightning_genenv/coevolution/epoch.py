@@ -31,7 +31,7 @@ from typing import Protocol
 
 from lightning_genenv.batch_layout import BatchLayout, epoch_seed
 from lightning_genenv.coevolution.attempts import attempt
-from lightning_genenv.coevolution.curriculum import EpochScores, score_tasks
+from lightning_genenv.coevolution.curriculum import EpochScores, epoch_p_bars, score_tasks
 from lightning_genenv.coevolution.results import family_results
 from lightning_genenv.coevolution.seed_draw import Seeds, draw_seeds
 from lightning_genenv.coevolution.sources import NewTasks
@@ -152,7 +152,8 @@ def run_epoch(epoch: int, cfg, source, engine: RolloutEngine, agent: EpochAgent,
     share = generated_share(data.tasks_per_epoch, data.generated_fraction)
     curriculum = score_tasks(new.records, attempted.groups, cfg.curriculum, cfg.agent.success_threshold, share,
                              env_pool if cfg.simulator.rwr_set == "pool" else [],
-                             make_objective(cfg.simulator, cfg.curriculum), Shaping.from_config(cfg.simulator))  # 4
+                             make_objective(cfg.simulator, cfg.curriculum), Shaping.from_config(cfg.simulator),
+                             epoch_p_bars(env_pool))  # 4
 
     plan = plan_batch(data.tasks_per_epoch, data.generated_fraction, data.replay_per_epoch,
                       len(curriculum.kept), len(replayable), len(base))  # 5

@@ -244,9 +244,12 @@ class CurriculumConfig:
     env_reward: Literal["genenv", "rzero", "absolute_zero", "band"] = "genenv"  # genenv: exp(-beta (p - alpha)^2)
     alpha: float = 0.5  # the target success rate p-hat of generated tasks
     beta: float = 10.0  # sharpness of R_env = exp(-beta (p - alpha)^2)
-    # R_env's alpha moved against each epoch's error: alpha - target_gain * (p-bar - alpha), p-bar the epoch's mean
-    # p-hat, kept in [0.05, 0.95] (lightning_genenv/rewards.py:reward_target); 0: alpha itself, the paper's
+    # R_env's alpha moved against the run's error: alpha - target_gain * s, kept in [0.05, 0.95], s the epoch's
+    # p-bar - alpha (p-bar its mean p-hat) plus target_memory times the epoch before's s
+    # (lightning_genenv/rewards.py:reward_target); 0: alpha itself, the paper's
     target_gain: float = 0.0
+    # 0: the epoch's own error alone; 1: the error summed over the run; between: an error that fades by it an epoch
+    target_memory: float = 0.0
     k_min: float = 0.1  # generated tasks with p-hat below it join neither pool's training set
     band: Optional[float] = None  # optional |p - alpha| <= band filter (0: p-hat exactly alpha)
     # half-width of the "near alpha" band that is measured and prompted, never filtered on: the logged
@@ -262,10 +265,13 @@ class CurriculumConfig:
     def __post_init__(self):
         within("curriculum", self, alpha="[0, 1]", k_min="[0, 1]", beta="(0, 1000]", band="[0, 1]",
                in_band_width="(0, 1]", static_variations="[1, 1000]", max_empty_epochs_warning=f"[1, {MAX_COUNT}]",
-               target_gain="[0, 10]")
+               target_gain="[0, 10]", target_memory="[0, 1]")
         check(not self.target_gain or self.env_reward in ("genenv", "band"),
               f"curriculum.target_gain={self.target_gain} moves R_env's alpha; curriculum.env_reward="
               f"{self.env_reward} has none (use genenv or band)")
+        check(not self.target_memory or self.target_gain,
+              f"curriculum.target_memory={self.target_memory} carries earlier epochs' error into R_env's alpha, which "
+              f"only curriculum.target_gain > 0 moves")
         check(not self.train_simulator or self.task_source == "simulator",
               f"curriculum.train_simulator=true needs curriculum.task_source=simulator "
               f"(got {self.task_source}); set curriculum.train_simulator=false")

@@ -4,7 +4,8 @@ solver's success law: the smallest task writer whose curriculum can be checked i
 Each step, ``seeds`` groups of ``candidates`` draws of ``d`` are attempted ``attempts`` times
 (``k ~ Binomial(attempts, σ(slope (d0 - d)))``), scored with ``R_env`` and the config's shaping, and the objective's
 fit set and loss (``logp`` of each drawn ``d``, one token per generation) update the logits by Adam
-(``curriculum.target_gain`` aims ``R_env`` as :func:`~lightning_genenv.coevolution.score_tasks` does). The start
+(``curriculum.target_gain`` and ``target_memory`` aim ``R_env`` as :func:`~lightning_genenv.coevolution.score_tasks`
+does). The start
 is ``d`` about 7 ± 2: far above a ``d0`` of 3 (too hard, success about 0.02) and far below one of 11 (too easy).
 """
 
@@ -44,14 +45,15 @@ def train(overrides: list[str], steps: int = 150, seed: int = 0, d0: float = 3.0
     rng, gen = random.Random(seed), torch.Generator().manual_seed(seed)
     logits = START.clone().float().requires_grad_(True)
     init = torch.log_softmax(START.float(), 0)
-    opt = torch.optim.Adam([logits], lr=lr)
+    opt, p_bars = torch.optim.Adam([logits], lr=lr), []
     for _ in range(steps):
         probs = torch.softmax(logits.detach(), 0)
         draws = [(s, d, success_rate([float(rng.random() < success_probability(float(d), d0, slope))
                                       for _ in range(attempts)], 1.0))
                  for s in range(seeds) for d in torch.multinomial(probs, candidates, replacement=True,
                                                                   generator=gen).tolist()]
-        target = reward_target(cur.alpha, mean([p for *_, p in draws]), cur.target_gain)
+        p_bars.append(mean([p for *_, p in draws]))
+        target = reward_target(cur.alpha, p_bars, cur.target_gain, cur.target_memory)
         scored = [Scored([s], [d], f"seed-{s}",
                          shaping.reward(p_hat, env_reward(p_hat, alpha=target, beta=cur.beta, band=cur.band), False),
                          p_hat, passes_filter(p_hat, cur.k_min, cur.alpha, cur.band),
