@@ -33,8 +33,8 @@ def _run(root, name, errors, *, trained=True, objective="grpo", alpha=0.5, d0=2.
 def test_the_kl_weight_the_imitation_and_the_candidates_a_seed_make_their_own_settings(tmp_path):
     """A KL weight other than the schema's, an in-band imitation term, candidates a seed or generations a step
     other than the calibrated preset's (4 and 4), a writing temperature other than the schema's and a moving reward
-    target (curriculum.target_gain) are settings of their own, named by them (the seeds as many as were written
-    from); the preset's candidates are one setting whatever the seed count."""
+    target (curriculum.target_gain, with or without curriculum.target_memory) are settings of their own, named by them
+    (the seeds as many as were written from); the preset's candidates are one setting whatever the seed count."""
     errors = [0.4, 0.3, 0.2, 0.1, 0.1, 0.05]
     preset = _run(tmp_path, "preset", errors, shaping={"num_variations": 4})
     preset_other_count = _run(tmp_path, "preset5", errors, seed=1, shaping={"num_variations": 4})
@@ -56,13 +56,18 @@ def test_the_kl_weight_the_imitation_and_the_candidates_a_seed_make_their_own_se
     config["curriculum"]["target_gain"] = 1.0
     (aimed.path / "config.yaml").write_text(yaml.safe_dump(config))
     aimed = read_run(aimed.path)
-    runs = [preset, preset_other_count, k8, weak_kl, imitating, k8b8, cool, aimed]
+    remembering = _run(tmp_path, "remembering", errors, shaping={"num_variations": 4})
+    config["curriculum"]["target_memory"] = 0.5
+    (remembering.path / "config.yaml").write_text(yaml.safe_dump(config))
+    remembering = read_run(remembering.path)
+    runs = [preset, preset_other_count, k8, weak_kl, imitating, k8b8, cool, aimed, remembering]
     names = sorted(s.name for s in settings(runs))
     assert names == ["grpo (lr 0.0005), α = 0.5, d₀ = 2", "grpo (lr 0.0005), α = 0.5, d₀ = 2, 10 seeds × 8 candidates, "
                      "8 a step", "grpo (lr 0.0005), α = 0.5, d₀ = 2, 5 seeds × 8 candidates",
                      "grpo (lr 0.0005), α = 0.5, d₀ = 2, written at temperature 0.5",
                      "grpo (lr 0.0005, KL weight 0.01), α = 0.5, d₀ = 2",
                      "grpo (lr 0.0005, in-band imitation 0.5), α = 0.5, d₀ = 2",
+                     "grpo (lr 0.0005, target gain 1 memory 0.5), α = 0.5, d₀ = 2",
                      "grpo (lr 0.0005, target gain 1), α = 0.5, d₀ = 2"]
 
 

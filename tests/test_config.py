@@ -265,3 +265,7 @@ def test_a_target_gain_needs_a_reward_with_an_alpha():
     assert compose(["curriculum.target_gain=1", "curriculum.env_reward=band", "curriculum.band=0.1"])
     with pytest.raises(ConfigError, match="target_gain=1.0 moves R_env's alpha; curriculum.env_reward=rzero"):
         compose(["curriculum.target_gain=1", "curriculum.env_reward=rzero"])
+    assert compose(["curriculum.target_gain=1", "curriculum.target_memory=0.5"]).curriculum.target_memory == 0.5
+    with pytest.raises(ConfigError, match="target_memory=0.5 carries earlier epochs' error into R_env's alpha, which "
+                                          "only curriculum.target_gain > 0 moves"):
+        compose(["curriculum.target_memory=0.5"])

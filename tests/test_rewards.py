@@ -161,6 +161,26 @@ def test_reward_target_moves_alpha_against_the_epochs_error_within_its_range():
     assert p_bar - alpha == pytest.approx(b / (1 + gain))
 
 
+def test_reward_target_with_memory_carries_the_earlier_epochs_error_faded_and_cut_at_the_range():
+    alpha = 0.2
+    # memory 0: the last epoch's error alone, whatever came before
+    assert reward_target(alpha, [0.9, 0.1, 0.3], 1.0, 0.0) == reward_target(alpha, [0.3], 1.0)
+    # memory 0.5: s = 0.1 + 0.5 * (0.05 + 0.5 * 0.0) = 0.125, hand-computed
+    assert reward_target(alpha, [0.2, 0.25, 0.3], 1.0, 0.5) == pytest.approx(0.2 - 0.125)
+    # memory 1: the summed error; +0.1 then -0.1 cancel, the target is alpha again
+    assert reward_target(alpha, [0.3, 0.1], 0.5, 1.0) == pytest.approx(alpha)
+    # anti-windup: the first epochs far too easy hold the target at 0.05 (s cut to 0.15 before it is carried), so one
+    # epoch 0.15 too hard brings it back to alpha at once, not after as many epochs as the error was summed over
+    assert reward_target(alpha, [0.9, 0.9, 0.9], 1.0, 1.0) == pytest.approx(0.05)
+    assert reward_target(alpha, [0.9, 0.9, 0.9, 0.05], 1.0, 1.0) == pytest.approx(alpha)
+    uncut = sum(p - alpha for p in (0.9, 0.9, 0.9, 0.05))  # 1.95: the target would stay at 0.05
+    assert alpha - uncut < 0.05
+    # a steady error b with memory m: p-bar = target + b meets alpha + b / (1 + gain / (1 - m))
+    gain, memory, b = 1.0, 0.5, 0.09
+    p_bar = alpha + b / (1 + gain / (1 - memory))
+    assert reward_target(alpha, [p_bar] * 60, gain, memory) + b == pytest.approx(p_bar)
+
+
 def test_passes_filter():
     k_min, alpha = CUR.k_min, CUR.alpha
     assert not passes_filter(0.0, k_min, alpha, None)

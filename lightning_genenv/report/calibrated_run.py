@@ -44,7 +44,8 @@ class CalibratedRun:
     kl_coef: float  # the weight of its KL to the initial simulator in the loss
     imitate_in_band: float  # grpo's imitation term on the in-band tasks (simulator.imitate_in_band; 0: none)
     temperature: float  # the temperature it writes at (simulator.temperature)
-    target_gain: float  # R_env's alpha moved against each epoch's error (curriculum.target_gain; 0: alpha itself)
+    target_gain: float  # R_env's alpha moved against the run's error (curriculum.target_gain; 0: alpha itself)
+    target_memory: float  # ... the earlier epochs' error carried, faded by it (curriculum.target_memory; 0: none)
     candidates: int  # the tasks it writes from each seed (simulator.num_variations)
     seeds: int  # the seeds it writes from each epoch (data.seeds_per_epoch; at most the family's base tasks)
     batch_size: int  # the generations of each of its steps (simulator.batch_size)
@@ -64,8 +65,9 @@ class CalibratedRun:
     def key(self) -> tuple:
         """What makes two runs seeds of one setting."""
         trained = ((self.objective, self.learning_rate, self.lr_scheduler_type, self.kl_max, self.kl_coef,
-                    self.imitate_in_band, self.target_gain, _order(self.reward_unsolved), _order(self.reward_solved))
-                   if self.trained else ("", 0.0, "", 0.0, 0.0, 0.0, 0.0, -math.inf, -math.inf))  # never trained
+                    self.imitate_in_band, self.target_gain, self.target_memory, _order(self.reward_unsolved),
+                    _order(self.reward_solved))
+                   if self.trained else ("", 0.0, "", 0.0, 0.0, 0.0, 0.0, 0.0, -math.inf, -math.inf))  # never trained
         replay = (self.seed_replay, self.seed_replay_epochs) if self.seed_replay else (0.0, 0)
         return (self.trained, *trained, *replay, self.alpha, self.d0, self.d0_step, self.attempts,
                 *self.writing(), self.temperature)
@@ -136,6 +138,7 @@ def read_run(path: str | Path) -> CalibratedRun:
                              batch_size=int(config["simulator"].get("batch_size", SimulatorConfig.batch_size)),
                              temperature=float(config["simulator"].get("temperature", SimulatorConfig.temperature)),
                              target_gain=float(curriculum.get("target_gain", CurriculumConfig.target_gain)),
+                             target_memory=float(curriculum.get("target_memory", CurriculumConfig.target_memory)),
                              seed_replay=float(config["simulator"].get("seed_replay", SimulatorConfig.seed_replay)),
                              seed_replay_epochs=int(config["simulator"].get("seed_replay_epochs",
                                                                             SimulatorConfig.seed_replay_epochs)),

@@ -100,6 +100,7 @@ class Setting:
         cap += f", KL weight {first.kl_coef:g}" if first.kl_coef != SimulatorConfig.kl_coef else ""
         cap += f", in-band imitation {first.imitate_in_band:g}" if first.imitate_in_band else ""
         cap += f", target gain {first.target_gain:g}" if first.target_gain else ""
+        cap += f" memory {first.target_memory:g}" if first.target_memory else ""
         schedule = f" {first.lr_scheduler_type}" if first.lr_scheduler_type != SimulatorConfig.lr_scheduler_type else ""
         who = f"{first.objective} (lr {first.learning_rate:g}{schedule}{cap})" if first.trained else "never trained"
         if first.trained and (first.reward_unsolved, first.reward_solved) != (None, None):

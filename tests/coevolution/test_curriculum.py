@@ -6,6 +6,7 @@ import math
 import pytest
 
 from lightning_genenv.coevolution import score_tasks
+from lightning_genenv.coevolution.curriculum import epoch_p_bars
 from lightning_genenv.config import compose
 from lightning_genenv.objectives import make_objective
 from lightning_genenv.objectives.shaping import Shaping
@@ -14,12 +15,13 @@ from lightning_genenv.task_writing import GeneratedTask
 from tests.fakes import group, solved, task
 
 
-def score(records, groups, share, *args, earlier=(), cur=None):
+def score(records, groups, share, *args, earlier=(), cur=None, p_bars=()):
     """score_tasks with the objective and shaping of ``model=tiny`` composed with ``args``."""
     cfg = compose(["model=tiny", *args])
     cur = cfg.curriculum if cur is None else cur
     return score_tasks(records, groups, cur, success_threshold=1.0, share=share, earlier=list(earlier),
-                       objective=make_objective(cfg.simulator, cur), shaping=Shaping.from_config(cfg.simulator))
+                       objective=make_objective(cfg.simulator, cur), shaping=Shaping.from_config(cfg.simulator),
+                       p_bars=p_bars)
 
 
 def test_score_tasks_is_pure_and_complete():
@@ -84,6 +86,25 @@ def test_target_gain_aims_each_tasks_reward_past_alpha_by_the_epochs_error_and_m
         assert aimed.stats[key] == plain.stats[key]
     assert aimed.kept == plain.kept and aimed.train_records == plain.train_records
     assert aimed.sim_records != plain.sim_records  # the simulator's weights follow the moved reward
+
+
+def test_target_memory_carries_the_earlier_epochs_p_bar_read_from_d_env():
+    """curriculum.target_memory: the target takes the earlier epochs' p-bar, each epoch's mean over its attempted
+    D_env records (epoch_p_bars: an unattempted record, and an epoch with none attempted, count for nothing)."""
+    earlier = [EnvRecord(e, "s", "simulator", [1], [2], "x", task(i), None, attempted=True, p_hat=p)
+               for i, (e, p) in enumerate([(0, 0.5), (0, 1.0), (1, 0.25), (1, 0.75)])]
+    earlier += [EnvRecord(1, "s", "simulator", [1], [2], "x", None, "not_json"),
+                EnvRecord(2, "s", "simulator", [1], [2], "x", task(9), None)]
+    assert epoch_p_bars(list(reversed(earlier))) == [0.75, 0.5]
+    records = [GeneratedTask(3, "s", "simulator", [7], [8, 9], "x", task(i), None) for i in range(4)]
+    groups = [group(r.task, solved(k, 8)) for r, k in zip(records, [2, 4, 6, 8])]  # p-bar 0.625, alpha 0.5
+    args = ("curriculum.target_gain=1", "curriculum.target_memory=0.5")
+    carried = score(records, groups, 4, *args, p_bars=epoch_p_bars(earlier))
+    s = 0.125 + 0.5 * (0.0 + 0.5 * 0.25)  # this epoch's error, plus the faded earlier ones
+    assert carried.stats["curriculum/reward_target"] == pytest.approx(0.5 - s)
+    assert score(records, groups, 4, *args).stats["curriculum/reward_target"] == pytest.approx(0.375)  # none before
+    same_epoch_only = score(records, groups, 4, "curriculum.target_gain=1", p_bars=epoch_p_bars(earlier))
+    assert same_epoch_only.stats["curriculum/reward_target"] == pytest.approx(0.375)  # memory 0 reads none of them
 
 
 def test_pool_rwr_set_weights_earlier_fitted_generations_with_this_epochs():

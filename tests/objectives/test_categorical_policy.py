@@ -57,10 +57,13 @@ def test_the_group_objectives_end_nearer_alpha_than_the_papers_rwr_from_the_easy
     assert max(errors["grpo"], errors["group_rwr"], errors["reinforce"]) < errors["rwr"], errors
 
 
+@pytest.mark.parametrize("memory", [0.0, 0.5])
 @pytest.mark.parametrize("d0", [3.0, 11.0])
-def test_grpo_with_a_target_gain_learns_it_too(d0):
-    """``R_env`` aimed past α by each step's error (``curriculum.target_gain``): the policy still meets α. This
-    policy has no spread over levels for the gain to correct (no prior, no base seeds), so it ends where plain
-    ``grpo`` does; the calibrated solver's runs are its test (RESULTS.md)."""
-    d, success = expected(train(["simulator.objective=grpo", "curriculum.target_gain=1"], d0=d0), d0, SLOPE)
+def test_grpo_with_a_target_gain_learns_it_too(d0, memory):
+    """``R_env`` aimed past α by each step's error (``curriculum.target_gain``), and with the earlier steps' error
+    carried (``curriculum.target_memory``): the policy still meets α. This policy has no spread over levels for the
+    gain to correct (no prior, no base seeds), so it ends where plain ``grpo`` does; the calibrated solver's runs are
+    its test (RESULTS.md)."""
+    overrides = ["simulator.objective=grpo", "curriculum.target_gain=1", f"curriculum.target_memory={memory}"]
+    d, success = expected(train(overrides, d0=d0), d0, SLOPE)
     assert abs(success - 0.5) <= 0.1, (d0, d, success)
