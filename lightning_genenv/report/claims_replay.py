@@ -5,7 +5,7 @@ and ``og-*`` (keyed to the epoch's distance from alpha, scale 0.3 and 0.1), ``n1
 ``k8-*`` (8 candidates a seed), ``kl01-*`` (a tenth of the KL's weight), ``imit05-*`` (an imitation term on the
 in-band tasks, ``simulator.imitate_in_band=0.5``), ``replay1-*`` (every seed replayed), ``k8b8-*`` (8 candidates of
 every seed, 8 a step), ``temp05-*`` (written at temperature 0.5), ``grwr-*`` (``group_rwr``) and ``tg1-*``
-(``curriculum.target_gain=1``) through
+(``curriculum.target_gain=1``) and ``tm-*`` (with ``curriculum.target_memory=0.5``) through
 :mod:`~lightning_genenv.report.calibrated_views`. Left out: the runs' per-epoch tables, which
 ``bench/calibration_table.py`` prints.
 """
@@ -76,6 +76,7 @@ _SINGLE = (
     (SHAPED, "tg1-grpo-a02-d43-s1", "0.234", "0.161"),
     (SHAPED, "tg1-grpo-a05-s0", "0.071", "0.095"),
     (SHAPED, "tg1-grpo-a08-d369-s0", "0.281", "0.213"),
+    (SHAPED, "tm-grpo-move-a05-d43-s0", "0.122", "0.140"),  # the target memory's run on the moving target
 )
 
 
@@ -126,9 +127,18 @@ _IMITATION = {
                  "+0.071 [−0.208, +0.350]"),
 }
 
+# the same at the constant rate with R_env's target moved by the run's error, faded by half an epoch
+# (curriculum.target_gain=1 curriculum.target_memory=0.5), its last column paired with the replay runs above
+_TARGET_MEMORY = {
+    "a02": ("0.024 / 0.030 / 0.050", "0.108 / 0.204 / 0.104", "−0.351 [−0.493, −0.208]", "−0.019 [−0.084, +0.046]"),
+    "a05": ("0.250 / 0.077 / 0.134", "0.175 / 0.095 / 0.097", "−0.274 [−0.397, −0.150]", "+0.011 [−0.155, +0.177]"),
+    "a08-d369": ("0.295 / 0.248 / 0.100", "0.216 / 0.203 / 0.220", "−0.194 [−0.412, +0.024]",
+                 "+0.081 [+0.024, +0.137]"),
+}
+
 # of every trained run with replayed seeds at a fixed target, whatever its other settings, those within 0.1 at
 # epoch 10: (alpha, d0, value); these grow as runs are archived
-_BY_TARGET = ((0.2, 5.0, "16 of 20"), (0.2, 4.3, "3 of 14"), (0.5, 2.0, "13 of 17"), (0.8, 3.69, "11 of 17"),
+_BY_TARGET = ((0.2, 5.0, "19 of 23"), (0.2, 4.3, "3 of 14"), (0.5, 2.0, "14 of 20"), (0.8, 3.69, "12 of 20"),
               (0.8, 2.75, "1 of 4"))
 
 # the mean success of the tasks written from base seeds (their share) and from replayed ones, epochs 5-10
@@ -147,6 +157,10 @@ _LATE = (("replay-grpo", "at a constant rate", "21 of 36"), ("lin-grpo", "decayi
 _AT_PEAK = (("a02", 6.0, "0.55 / 0.37 / 0.47"), ("a05", 2.0, "0.73 / 0.63 / 0.78"), ("a08", 2.0, "0.61 / 0.60 / 0.74"),
             ("a08-d369", 3.0, "0.35 / 0.58 / 0.67"), ("a02-d43", 5.0, "0.39 / 0.47 / 0.39"))
 
+# the share of each seed's tasks from epoch 5 on at the level harder than the reward's peak, at alpha 0.8, d0 3.69:
+# (stem, level, value)
+_HARDER = (("replay-grpo-a08-d369", 4.0, "0.23 / 0.22 / 0.16"), ("tm-grpo-a08-d369", 4.0, "0.44 / 0.49 / 0.27"))
+
 # of the tasks written from epoch 5 on from a replayed seed at the target's level, the shares easier, at the level,
 # harder and unrated, over a stem's seeds: (stem, seeds, level, value)
 _TRAINED, _SEED_0 = (0, 1, 2), (0,)
@@ -158,6 +172,7 @@ _VARIATIONS = (
     ("imit05-grpo-a05", _TRAINED, 2.0, "easier 0.01 / same 0.72 / harder 0.26 / unrated 0.02 of 371"),
     ("imit05-grpo-a08-d369", _TRAINED, 3.0, "easier 0.09 / same 0.61 / harder 0.24 / unrated 0.06 of 379"),
     ("k8b8-grpo-a02-d43", _TRAINED, 5.0, "easier 0.21 / same 0.62 / harder 0.16 / unrated 0.02 of 904"),
+    ("tm-grpo-a08-d369", _TRAINED, 3.0, "easier 0.11 / same 0.45 / harder 0.39 / unrated 0.04 of 405"),
     ("temp05-grpo-a02-d43", _SEED_0, 5.0, "easier 0.39 / same 0.45 / harder 0.15 / unrated 0.01 of 151"),
     ("replay-untrained-a02-d43", _SEED_0, 5.0, "easier 0.64 / same 0.07 / harder 0.07 / unrated 0.21 of 14"),
     ("replay-untrained-a05", _SEED_0, 2.0, "easier 0.01 / same 0.29 / harder 0.50 / unrated 0.20 of 96"),
@@ -213,6 +228,7 @@ REPLAY_CLAIMS: tuple[Claim, ...] = (
     *_table("k8-grpo", "replay-grpo", _K8, ", 8 candidates"),
     *_table("imit05-grpo", "replay-grpo", _IMITATION, ", in-band imitation"),
     *_table("k8b8-grpo", "replay-grpo", _K8B8, ", 10 seeds × 8 candidates"),
+    *_table("tm-grpo", "replay-grpo", _TARGET_MEMORY, ", target memory"),
     *(Claim(f"calibrated solver, replayed seeds, alpha {alpha:g}, d0 {d0:g}: runs within 0.1 at epoch 10, any setting",
             value, replay_hits(alpha, d0), ((R, f"**{value}**"),), f"{SHAPED}/*")
       for alpha, d0, value in _BY_TARGET),
@@ -235,6 +251,10 @@ REPLAY_CLAIMS: tuple[Claim, ...] = (
             value, level_share(level, *seed_runs(f"replay-grpo-{tag}")), ((R, f"**{value}**"),),
             f"{SHAPED}/replay-grpo-{tag}-s*/calibration_tasks.jsonl.gz")
       for tag, level, value in _AT_PEAK),
+    *(Claim(f"calibrated solver, {stem}: share of tasks at d = {level:g} from epoch 5 on, per seed", value,
+            level_share(level, *seed_runs(stem)), ((R, f"**{value}**"),),
+            f"{SHAPED}/{stem}-s*/calibration_tasks.jsonl.gz")
+      for stem, level, value in _HARDER),
     *(Claim(f"calibrated solver, {stem}: what is written from a replayed seed at d = {level:g}, epochs 5-10",
             value, variations_of_level(level, *seed_runs(stem, seeds)),
             ((R, f"**{value}**"),), f"{SHAPED}/{stem}-s*/calibration_tasks.jsonl.gz")
