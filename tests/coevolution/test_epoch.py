@@ -101,6 +101,28 @@ def test_run_epoch_values_in_values_out():
     assert [g.task.id for g in again.groups] == [g.task.id for g in result.groups]  # the RNG decides the draw
 
 
+def test_run_epoch_aims_r_env_by_the_earlier_epochs_of_d_env_with_a_target_memory():
+    """curriculum.target_memory: the epoch reads the earlier epochs' p-bar from the D_env it is given. An earlier epoch
+    solved every time (p-bar 1, alpha 0.5: s 0.5, cut to 0.45 where the target meets 0.05) and this one's
+    p-hats 0, 0, 0, 1 (p-bar 0.25): s = -0.25 + 0.5 * 0.45 = -0.025, the target 0.525; without D_env 0.75."""
+    cfg = compose(["model=tiny", "data.tasks_per_epoch=4", "data.seeds_per_epoch=2", "agent.num_generations=2",
+                   "simulator.num_variations=2", "curriculum=static", "curriculum.target_gain=1",
+                   "curriculum.target_memory=0.5"])
+    base, static = [_task(i) for i in range(10)], [_task(i, "generated") for i in range(100, 104)]
+    earlier = [EnvRecord(0, None, "static", None, None, None, _task(i, "generated", 0), None, attempted=True,
+                         p_hat=1.0) for i in (60, 61)]
+
+    def target(env_pool):
+        seen = []
+        result = run_epoch(1, cfg, StaticSource(static, 4), Engine(seen, {"t100"}), Agent(seen), None, base, [],
+                           env_pool, random.Random(0), random.Random(1))
+        assert sorted(s.p_hat for s in result.curriculum.scores) == [0.0, 0.0, 0.0, 1.0]
+        return result.curriculum.stats["curriculum/reward_target"]
+
+    assert target(earlier) == pytest.approx(0.525)
+    assert target([]) == pytest.approx(0.75)
+
+
 def test_run_epoch_without_new_tasks_is_plain_grpo_on_base_tasks():
     cfg = compose(["model=tiny", "data.tasks_per_epoch=4", "data.seeds_per_epoch=2", "agent.num_generations=2",
                    "curriculum=none"])
