@@ -5,7 +5,8 @@ and ``og-*`` (keyed to the epoch's distance from alpha, scale 0.3 and 0.1), ``n1
 ``k8-*`` (8 candidates a seed), ``kl01-*`` (a tenth of the KL's weight), ``imit05-*`` (an imitation term on the
 in-band tasks, ``simulator.imitate_in_band=0.5``), ``replay1-*`` (every seed replayed), ``k8b8-*`` (8 candidates of
 every seed, 8 a step), ``temp05-*`` (written at temperature 0.5), ``grwr-*`` (``group_rwr``) and ``tg1-*``
-(``curriculum.target_gain=1``) and ``tm-*`` (with ``curriculum.target_memory=0.5``) through
+(``curriculum.target_gain=1``), ``tm-*`` (with ``curriculum.target_memory=0.5``) and ``rs-*`` (a task always
+solved scored ``R_env(1)``, ``simulator.reward_solved=null``) through
 :mod:`~lightning_genenv.report.calibrated_views`. Left out: the runs' per-epoch tables, which
 ``bench/calibration_table.py`` prints.
 """
@@ -77,6 +78,7 @@ _SINGLE = (
     (SHAPED, "tg1-grpo-a05-s0", "0.071", "0.095"),
     (SHAPED, "tg1-grpo-a08-d369-s0", "0.281", "0.213"),
     (SHAPED, "tm-grpo-move-a05-d43-s0", "0.122", "0.140"),  # the target memory's run on the moving target
+    (SHAPED, "rs-grpo-move-a05-d43-s0", "0.046", "0.149"),  # p-hat 1 scored R_env(1), on the moving target
 )
 
 
@@ -136,9 +138,18 @@ _TARGET_MEMORY = {
                  "+0.081 [+0.024, +0.137]"),
 }
 
+# the same at the constant rate with a task always solved scored R_env(1) instead of 0 (simulator.reward_solved=null),
+# its last column paired with the replay runs above
+_SOLVED_SCORED = {
+    "a02": ("0.209 / 0.091 / 0.013", "0.270 / 0.154 / 0.213", "−0.276 [−0.460, −0.093]", "+0.055 [−0.281, +0.391]"),
+    "a05": ("0.015 / 0.036 / 0.086", "0.064 / 0.155 / 0.092", "−0.292 [−0.387, −0.198]", "−0.008 [−0.073, +0.057]"),
+    "a08-d369": ("0.012 / 0.024 / 0.070", "0.114 / 0.075 / 0.037", "−0.331 [−0.447, −0.215]",
+                 "−0.057 [−0.118, +0.004]"),
+}
+
 # of every trained run with replayed seeds at a fixed target, whatever its other settings, those within 0.1 at
 # epoch 10: (alpha, d0, value); these grow as runs are archived
-_BY_TARGET = ((0.2, 5.0, "19 of 23"), (0.2, 4.3, "3 of 14"), (0.5, 2.0, "14 of 20"), (0.8, 3.69, "12 of 20"),
+_BY_TARGET = ((0.2, 5.0, "21 of 26"), (0.2, 4.3, "3 of 14"), (0.5, 2.0, "17 of 23"), (0.8, 3.69, "15 of 23"),
               (0.8, 2.75, "1 of 4"))
 
 # the mean success of the tasks written from base seeds (their share) and from replayed ones, epochs 5-10
@@ -151,15 +162,17 @@ _SEED_KINDS = (("replay-grpo-a02-d43", "base 0.53 (share 0.22 of 659) / replayed
 # (stem, the words after the value in RESULTS.md, value)
 _LATE = (("replay-grpo", "at a constant rate", "21 of 36"), ("lin-grpo", "decaying", "18 of 36"),
          ("os3-grpo", "keyed to the distance", "21 of 36"), ("k8-grpo", "(4 candidates", "21 of 36"),
-         ("imit05-grpo", "with the imitation term", "18 of 36"))
+         ("imit05-grpo", "with the imitation term", "18 of 36"), ("rs-grpo", "with p̂ = 1 scored", "22 of 36"))
 
 # the share of each seed's tasks from epoch 5 on at the reward's peak level: (setting, level, value)
 _AT_PEAK = (("a02", 6.0, "0.55 / 0.37 / 0.47"), ("a05", 2.0, "0.73 / 0.63 / 0.78"), ("a08", 2.0, "0.61 / 0.60 / 0.74"),
             ("a08-d369", 3.0, "0.35 / 0.58 / 0.67"), ("a02-d43", 5.0, "0.39 / 0.47 / 0.39"))
 
-# the share of each seed's tasks from epoch 5 on at the level harder than the reward's peak, at alpha 0.8, d0 3.69:
-# (stem, level, value)
-_HARDER = (("replay-grpo-a08-d369", 4.0, "0.23 / 0.22 / 0.16"), ("tm-grpo-a08-d369", 4.0, "0.44 / 0.49 / 0.27"))
+# the share of each seed's tasks from epoch 5 on at the levels either side of the reward's peak (d = 3), at alpha 0.8,
+# d0 3.69: (stem, level, value)
+_BESIDE_PEAK = (("replay-grpo-a08-d369", 4.0, "0.23 / 0.22 / 0.16"), ("tm-grpo-a08-d369", 4.0, "0.44 / 0.49 / 0.27"),
+                ("rs-grpo-a08-d369", 4.0, "0.07 / 0.13 / 0.12"), ("rs-grpo-a08-d369", 2.0, "0.46 / 0.18 / 0.50"),
+                ("replay-grpo-a08-d369", 2.0, "0.27 / 0.15 / 0.11"))
 
 # of the tasks written from epoch 5 on from a replayed seed at the target's level, the shares easier, at the level,
 # harder and unrated, over a stem's seeds: (stem, seeds, level, value)
@@ -229,6 +242,7 @@ REPLAY_CLAIMS: tuple[Claim, ...] = (
     *_table("imit05-grpo", "replay-grpo", _IMITATION, ", in-band imitation"),
     *_table("k8b8-grpo", "replay-grpo", _K8B8, ", 10 seeds × 8 candidates"),
     *_table("tm-grpo", "replay-grpo", _TARGET_MEMORY, ", target memory"),
+    *_table("rs-grpo", "replay-grpo", _SOLVED_SCORED, ", p̂ = 1 scored R_env(1)"),
     *(Claim(f"calibrated solver, replayed seeds, alpha {alpha:g}, d0 {d0:g}: runs within 0.1 at epoch 10, any setting",
             value, replay_hits(alpha, d0), ((R, f"**{value}**"),), f"{SHAPED}/*")
       for alpha, d0, value in _BY_TARGET),
@@ -254,7 +268,7 @@ REPLAY_CLAIMS: tuple[Claim, ...] = (
     *(Claim(f"calibrated solver, {stem}: share of tasks at d = {level:g} from epoch 5 on, per seed", value,
             level_share(level, *seed_runs(stem)), ((R, f"**{value}**"),),
             f"{SHAPED}/{stem}-s*/calibration_tasks.jsonl.gz")
-      for stem, level, value in _HARDER),
+      for stem, level, value in _BESIDE_PEAK),
     *(Claim(f"calibrated solver, {stem}: what is written from a replayed seed at d = {level:g}, epochs 5-10",
             value, variations_of_level(level, *seed_runs(stem, seeds)),
             ((R, f"**{value}**"),), f"{SHAPED}/{stem}-s*/calibration_tasks.jsonl.gz")
