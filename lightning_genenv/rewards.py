@@ -133,7 +133,7 @@ def env_reward(p_hat: float, alpha: float, beta: float) -> float:
 TARGET_RANGE = (0.05, 0.95)  # where reward_target keeps the target it moves
 
 
-def reward_target(alpha: float, p_bars: Sequence[float], gain: float, memory: float = 0.0) -> float:
+def reward_target(alpha: float, p_bars: Sequence[float], gain: float, memory: float) -> float:
     """The success rate ``R_env`` aims each of an epoch's tasks at: α moved against the run's error,
     ``α − gain · s``, kept within :data:`TARGET_RANGE`; ``gain`` 0: α itself. ``p_bars``: the mean ``p̂`` of each epoch
     so far, oldest first, this epoch's last. ``s`` is this epoch's error ``p̄ − α`` plus ``memory`` times the ``s`` of

@@ -149,22 +149,22 @@ def test_env_reward_hand_computed():
 
 
 def test_reward_target_moves_alpha_against_the_epochs_error_within_its_range():
-    assert reward_target(0.2, [0.35], 0.0) == 0.2  # gain 0: alpha itself, whatever p-bar
-    assert reward_target(0.2, [0.3], 1.0) == pytest.approx(0.1)  # p-bar 0.1 above: aim 0.1 below
-    assert reward_target(0.8, [0.7], 2.0) == pytest.approx(0.95)  # 0.8 + 2 * 0.1 = 1.0, kept at the range's top
-    assert reward_target(0.2, [0.5], 1.0) == pytest.approx(0.05)  # 0.2 - 0.3 = -0.1, kept at its bottom
-    assert reward_target(0.5, [0.5], 3.0) == 0.5  # on target: unmoved
+    assert reward_target(0.2, [0.35], 0.0, 0.0) == 0.2  # gain 0: alpha itself, whatever p-bar
+    assert reward_target(0.2, [0.3], 1.0, 0.0) == pytest.approx(0.1)  # p-bar 0.1 above: aim 0.1 below
+    assert reward_target(0.8, [0.7], 2.0, 0.0) == pytest.approx(0.95)  # 0.8 + 2 * 0.1 = 1.0, kept at the range's top
+    assert reward_target(0.2, [0.5], 1.0, 0.0) == pytest.approx(0.05)  # 0.2 - 0.3 = -0.1, kept at its bottom
+    assert reward_target(0.5, [0.5], 3.0, 0.0) == 0.5  # on target: unmoved
     # a steady error b: the epoch's p-bar = target + b meets alpha + b / (1 + gain)
     alpha, b, gain = 0.2, 0.09, 1.0
     p_bar = (alpha * (1 + gain) + b) / (1 + gain)
-    assert reward_target(alpha, [p_bar], gain) + b == pytest.approx(p_bar)
+    assert reward_target(alpha, [p_bar], gain, 0.0) + b == pytest.approx(p_bar)
     assert p_bar - alpha == pytest.approx(b / (1 + gain))
 
 
 def test_reward_target_with_memory_carries_the_earlier_epochs_error_faded_and_cut_at_the_range():
     alpha = 0.2
     # memory 0: the last epoch's error alone, whatever came before
-    assert reward_target(alpha, [0.9, 0.1, 0.3], 1.0, 0.0) == reward_target(alpha, [0.3], 1.0)
+    assert reward_target(alpha, [0.9, 0.1, 0.3], 1.0, 0.0) == reward_target(alpha, [0.3], 1.0, 0.0)
     # memory 0.5: s = 0.1 + 0.5 * (0.05 + 0.5 * 0.0) = 0.125, hand-computed
     assert reward_target(alpha, [0.2, 0.25, 0.3], 1.0, 0.5) == pytest.approx(0.2 - 0.125)
     # memory 1: the summed error; +0.1 then -0.1 cancel, the target is alpha again

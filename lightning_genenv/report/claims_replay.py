@@ -129,7 +129,7 @@ _IMITATION = {
                  "+0.071 [−0.208, +0.350]"),
 }
 
-# the same at the constant rate with R_env's target moved by the run's error, faded by half an epoch
+# the same at the constant rate with R_env's target moved by the run's error, each earlier epoch's faded by half
 # (curriculum.target_gain=1 curriculum.target_memory=0.5), its last column paired with the replay runs above
 _TARGET_MEMORY = {
     "a02": ("0.024 / 0.030 / 0.050", "0.108 / 0.204 / 0.104", "−0.351 [−0.493, −0.208]", "−0.019 [−0.084, +0.046]"),
