@@ -6,12 +6,16 @@ f > 0, ``round(f × seeds_per_epoch)`` of them are instead the simulator's own t
 :func:`~.curriculum.in_band`), read from ``D_env``: a level once found is shown again as the example to vary, rather
 than rediscovered from the base tasks each epoch (Absolute Zero's proposer conditions on its own earlier tasks).
 Where there are fewer such tasks, all of them are used and the base fills the rest. With f = 0 (the default, the
-paper's) the draw is the base sample alone, the RNG's calls unchanged. It returns :class:`Seeds`, the two kinds
-apart: a replayed seed's prompt shows the other replayed seeds as its examples (:mod:`.sources`), not base tasks,
-which would pull its variations back to the base's level.
+paper's) the draw is the base sample alone, the RNG's calls unchanged. With ``simulator.seed_replay_pick=nearest``
+the replayed ones are instead the window's tasks nearest α, whether in band or not (:func:`nearest_target`; ties
+drawn at random), so that an epoch far from α still replays its closest tasks rather than falling back to the base,
+whose level may be the one the run left. It returns :class:`Seeds`, the two kinds apart: a replayed seed's prompt
+shows the other replayed seeds as its examples (:mod:`.sources`), not base tasks, which would pull its variations back
+to the base's level.
 
 Deliberately left out: weighting the replayed tasks by their reward or recency within the window (each is drawn
-alike), and the tasks of a fixed set (GenEnv-Static), which are never replayed as seeds.
+alike, or ranked by its distance from α alone), and the tasks of a fixed set (GenEnv-Static), which are never
+replayed as seeds.
 """
 
 from __future__ import annotations
@@ -46,12 +50,28 @@ def on_target(env_pool: list[EnvRecord], epoch: int, window: int, alpha: float, 
             and epoch - window <= r.epoch < epoch and in_band(r.p_hat, alpha, width, attempts)]
 
 
+def nearest_target(env_pool: list[EnvRecord], epoch: int, window: int, alpha: float, count: int,
+                   rng: random.Random) -> list[Task]:
+    """The ``count`` simulator tasks of epochs ``epoch - window`` to ``epoch - 1`` whose ``p̂`` is nearest ``alpha``,
+    nearest first, ties in a random order; a task never or always solved (``p̂`` 0 or 1, which says nothing about how
+    far it is from α) is never one of them."""
+    window_tasks = [(abs(r.p_hat - alpha), r.task) for r in env_pool
+                    if r.source == "simulator" and r.task is not None and r.p_hat is not None
+                    and 0.0 < r.p_hat < 1.0 and epoch - window <= r.epoch < epoch]
+    shuffled = rng.sample(window_tasks, len(window_tasks))
+    return [t for _, t in sorted(shuffled, key=lambda pair: pair[0])[:count]]
+
+
 def draw_seeds(base: list[Task], env_pool: list[EnvRecord], epoch: int, count: int, sim_cfg, cur, attempts: int,
                rng: random.Random) -> Seeds:
     """The epoch's ``count`` seeds (fewer if the base is smaller): base tasks, and with ``sim_cfg.seed_replay`` > 0
-    replayed on-target ones. ``cur``: the curriculum config (``alpha``, ``in_band_width``); ``attempts``: the agent's
-    attempts per task, the grid ``p̂`` lies on."""
+    replayed ones, in band (``seed_replay_pick=in_band``) or nearest α (``nearest``). ``cur``: the curriculum config
+    (``alpha``, ``in_band_width``); ``attempts``: the agent's attempts per task, the grid ``p̂`` lies on."""
     count = min(count, len(base))
+    if sim_cfg.seed_replay > 0 and sim_cfg.seed_replay_pick == "nearest":
+        replayed = nearest_target(env_pool, epoch, sim_cfg.seed_replay_epochs, cur.alpha,
+                                  round(sim_cfg.seed_replay * count), rng)
+        return Seeds(rng.sample(base, count - len(replayed)), replayed)
     replayable = on_target(env_pool, epoch, sim_cfg.seed_replay_epochs, cur.alpha, cur.in_band_width,
                            attempts) if sim_cfg.seed_replay > 0 else []
     replayed = min(round(sim_cfg.seed_replay * count), len(replayable))

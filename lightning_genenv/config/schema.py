@@ -202,6 +202,9 @@ class SimulatorConfig:
     # epochs instead of base tasks (lightning_genenv/coevolution/seed_draw.py); 0: base tasks only, as in the paper
     seed_replay: float = 0.0
     seed_replay_epochs: int = 2  # the epochs back whose in-band tasks seed_replay draws from
+    # which of those tasks: in_band, drawn alike from the in-band ones (fewer seeds replayed while few are in band);
+    # nearest, the ones whose p-hat is nearest alpha, in band or not (p-hat 0 and 1 excluded)
+    seed_replay_pick: Literal["in_band", "nearest"] = "in_band"
 
     def __post_init__(self):
         within("simulator", self, learning_rate="[0, 1]", weight_decay="[0, 1]", lam="(0, 100]", kl_coef="[0, 100]",
@@ -219,6 +222,9 @@ class SimulatorConfig:
         check(not self.imitate_in_band or self.objective == "grpo",
               f"simulator.imitate_in_band={self.imitate_in_band} adds to grpo's advantages; it needs "
               f"simulator.objective=grpo (got {self.objective})")
+        check(self.seed_replay_pick == "in_band" or self.seed_replay > 0,
+              f"simulator.seed_replay_pick={self.seed_replay_pick} picks the replayed seeds; it needs "
+              f"simulator.seed_replay > 0")
         check(self.objective == "rwr" or self.rwr_set == "epoch",
               f"simulator.objective={self.objective} weighs the epoch's own generations; it needs "
               f"simulator.rwr_set=epoch")

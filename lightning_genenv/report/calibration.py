@@ -106,7 +106,8 @@ class Setting:
         if first.trained and (first.reward_unsolved, first.reward_solved) != (None, None):
             who += f", p̂ = 0 / 1 scored {_reward_text(first.reward_unsolved)} / {_reward_text(first.reward_solved)}"
         if first.seed_replay:
-            who += f", seeds {first.seed_replay:g} replayed (last {first.seed_replay_epochs} epochs' in band)"
+            picked = "in band" if first.seed_replay_pick == "in_band" else "nearest α"
+            who += f", seeds {first.seed_replay:g} replayed (last {first.seed_replay_epochs} epochs' {picked})"
         moving = f", d₀ +{first.d0_step:g}/epoch" if first.d0_step else ""
         attempts = f", {first.attempts} attempts" if first.attempts != AgentConfig.num_generations else ""
         seeds, candidates, batch = first.writing()

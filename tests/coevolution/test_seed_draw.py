@@ -5,7 +5,7 @@ import random
 
 import pytest
 
-from lightning_genenv.coevolution.seed_draw import Seeds, draw_seeds, on_target
+from lightning_genenv.coevolution.seed_draw import Seeds, draw_seeds, nearest_target, on_target
 from lightning_genenv.config import ConfigError, compose
 from lightning_genenv.pool_records import EnvRecord
 from tests.fakes import task
@@ -72,3 +72,31 @@ def test_replay_settings_out_of_range_are_refused(arg, key):
 def test_replay_without_the_simulator_writing_is_refused(curriculum):
     with pytest.raises(ConfigError, match="simulator.seed_replay=0.5 replays the simulator's own tasks"):
         _cfg(f"curriculum={curriculum}", "simulator.seed_replay=0.5")
+
+
+def test_nearest_takes_the_window_s_tasks_nearest_alpha_in_band_or_not_and_never_p_hat_0_or_1():
+    # alpha 0.5: 0.375 and 0.625 tie at 1/8, 0.25 is 2/8 away; 0 and 1 never count; epoch 0 is out of the window
+    pool = [_env(0, 0, 0.5), _env(1, 1, 0.25), _env(1, 2, 0.0), _env(1, 3, 1.0), _env(2, 4, 0.625),
+            _env(2, 5, 0.375), _env(2, 6, None), _env(2, 7, 0.125), _env(2, 8, 0.5, source="static")]
+    picked = [t.id for t in nearest_target(pool, 3, 2, 0.5, 3, random.Random(0))]
+    assert sorted(picked[:2]) == ["t104", "t105"] and picked[2] == "t101"
+    assert [t.id for t in nearest_target(pool, 3, 2, 0.5, 10, random.Random(0))][2:] == ["t101", "t107"]
+    orders = {tuple(t.id for t in nearest_target(pool, 3, 2, 0.5, 2, random.Random(s))) for s in range(20)}
+    assert orders == {("t104", "t105"), ("t105", "t104")}  # a tie is drawn, not settled by D_env's order
+
+
+def test_nearest_fills_the_replay_share_while_nothing_is_in_band():
+    cfg = _cfg("simulator.seed_replay=0.5", "simulator.seed_replay_pick=nearest")
+    pool = [_env(0, i, 0.875) for i in range(8)] + [_env(0, 20 + i, 1.0) for i in range(5)]
+    seeds = draw_seeds(BASE, pool, 1, 10, cfg.simulator, cfg.curriculum, 8, random.Random(0))
+    assert len(seeds.replayed) == 5 and len(seeds.base) == 5 and len({s.id for s in seeds.tasks}) == 10
+    assert all(100 <= int(s.id[1:]) < 108 for s in seeds.replayed)
+    in_band = compose(["model=tiny", "curriculum.alpha=0.5", "simulator.seed_replay=0.5"])
+    assert draw_seeds(BASE, pool, 1, 10, in_band.simulator, in_band.curriculum, 8, random.Random(0)).replayed == []
+    few = draw_seeds(BASE, pool[:2], 1, 10, cfg.simulator, cfg.curriculum, 8, random.Random(0))
+    assert len(few.replayed) == 2 and len(few.base) == 8
+
+
+def test_a_replay_pick_without_replay_is_refused():
+    with pytest.raises(ConfigError, match="simulator.seed_replay_pick=nearest picks the replayed seeds"):
+        _cfg("simulator.seed_replay_pick=nearest")
