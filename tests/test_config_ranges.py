@@ -28,6 +28,7 @@ VALID = {
     ("simulator.num_examples", "0"): "no same-family examples next to the seed",
     ("simulator.seed_replay", "0"): "base seeds only (the default)",
     ("simulator.imitate_in_band", "0"): "no imitation term (the default)",
+    ("simulator.seed_replay_gain", "0"): "replayed seeds picked nearest alpha itself (the default)",
     ("curriculum.alpha", "0"): "a target success rate of 0",
     ("curriculum.target_gain", "0"): "R_env aims at alpha itself (the default)",
     ("curriculum.target_memory", "0"): "the target moves by the epoch's own error alone (the default)",
@@ -71,7 +72,7 @@ CASES = [(key, name, yaml) for key, tp in NUMERIC for name, yaml in [*PROBES.ite
 
 
 def test_the_walk_covers_every_numeric_key():
-    assert len(NUMERIC) == 80 and len(CASES) == 5 * 80
+    assert len(NUMERIC) == 81 and len(CASES) == 5 * 81
     print(f"{len(NUMERIC)} numeric keys, {len(CASES)} values tried, {len(VALID)} valid by the allow-list")
     assert set(VALID) <= {(key, name) for key, name, _ in CASES}  # no stale entry
 

@@ -9,7 +9,10 @@ Where there are fewer such tasks, all of them are used and the base fills the re
 paper's) the draw is the base sample alone, the RNG's calls unchanged. With ``simulator.seed_replay_pick=nearest``
 the replayed ones are instead the window's tasks nearest α, whether in band or not (:func:`nearest_target`; ties
 drawn at random), so that an epoch far from α still replays its closest tasks rather than falling back to the base,
-whose level may be the one the run left. It returns :class:`Seeds`, the two kinds apart: a replayed seed's prompt
+whose level may be the one the run left. ``simulator.seed_replay_gain`` g > 0 aims that pick past α against the last
+epoch's error, at ``α − g · (p̄ − α)`` within [0.05, 0.95] (:func:`~lightning_genenv.rewards.reward_target`): an epoch
+too easy replays tasks harder than α, one too hard easier ones, since the writer mostly keeps a seed's level. It
+returns :class:`Seeds`, the two kinds apart: a replayed seed's prompt
 shows the other replayed seeds as its examples (:mod:`.sources`), not base tasks, which would pull its variations back
 to the base's level.
 
@@ -23,8 +26,9 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from lightning_genenv.coevolution.curriculum import in_band
+from lightning_genenv.coevolution.curriculum import epoch_p_bars, in_band
 from lightning_genenv.pool_records import EnvRecord
+from lightning_genenv.rewards import reward_target
 from lightning_genenv.tasks import Task
 
 
@@ -34,6 +38,7 @@ class Seeds:
 
     base: list[Task]
     replayed: list[Task]  # its in-band tasks of the last epochs (simulator.seed_replay)
+    aim: float | None = None  # the p-hat the replayed ones were picked nearest (seed_replay_pick=nearest)
 
     @property
     def tasks(self) -> list[Task]:
@@ -65,13 +70,15 @@ def nearest_target(env_pool: list[EnvRecord], epoch: int, window: int, alpha: fl
 def draw_seeds(base: list[Task], env_pool: list[EnvRecord], epoch: int, count: int, sim_cfg, cur, attempts: int,
                rng: random.Random) -> Seeds:
     """The epoch's ``count`` seeds (fewer if the base is smaller): base tasks, and with ``sim_cfg.seed_replay`` > 0
-    replayed ones, in band (``seed_replay_pick=in_band``) or nearest α (``nearest``). ``cur``: the curriculum config
-    (``alpha``, ``in_band_width``); ``attempts``: the agent's attempts per task, the grid ``p̂`` lies on."""
+    replayed ones, in band (``seed_replay_pick=in_band``) or nearest α, moved by ``seed_replay_gain`` (``nearest``).
+    ``cur``: the curriculum config (``alpha``, ``in_band_width``); ``attempts``: the agent's attempts per task, the
+    grid ``p̂`` lies on."""
     count = min(count, len(base))
     if sim_cfg.seed_replay > 0 and sim_cfg.seed_replay_pick == "nearest":
-        replayed = nearest_target(env_pool, epoch, sim_cfg.seed_replay_epochs, cur.alpha,
+        aim = reward_target(cur.alpha, epoch_p_bars(env_pool)[-1:], sim_cfg.seed_replay_gain, 0.0)
+        replayed = nearest_target(env_pool, epoch, sim_cfg.seed_replay_epochs, aim,
                                   round(sim_cfg.seed_replay * count), rng)
-        return Seeds(rng.sample(base, count - len(replayed)), replayed)
+        return Seeds(rng.sample(base, count - len(replayed)), replayed, aim)
     replayable = on_target(env_pool, epoch, sim_cfg.seed_replay_epochs, cur.alpha, cur.in_band_width,
                            attempts) if sim_cfg.seed_replay > 0 else []
     replayed = min(round(sim_cfg.seed_replay * count), len(replayable))

@@ -110,6 +110,8 @@ def rollout_metrics(attempted: list[Group], kept: list[Group], replay: list[Grou
 def new_task_metrics(seeds: Seeds, records: list[GeneratedTask], writing_s: float) -> dict[str, float]:
     """The simulator's replayed seeds, valid rate, speed and invalid reasons this epoch."""
     metrics = {"sim/seeds_replayed": len(seeds.replayed)}
+    if seeds.aim is not None:
+        metrics["sim/seed_replay_target"] = seeds.aim
     written_tokens = sum(len(r.completion_ids or []) for r in records)
     if written_tokens:
         metrics["rollout/tokens_per_second/simulator"] = written_tokens / max(writing_s, 1e-9)

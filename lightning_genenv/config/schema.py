@@ -205,6 +205,9 @@ class SimulatorConfig:
     # which of those tasks: in_band, drawn alike from the in-band ones (fewer seeds replayed while few are in band);
     # nearest, the ones whose p-hat is nearest alpha, in band or not (p-hat 0 and 1 excluded)
     seed_replay_pick: Literal["in_band", "nearest"] = "in_band"
+    # nearest: picked nearest alpha - gain * (p-bar - alpha), p-bar the last epoch's mean success, within
+    # [0.05, 0.95] (lightning_genenv/rewards.py reward_target); 0: nearest alpha itself
+    seed_replay_gain: float = 0.0
 
     def __post_init__(self):
         within("simulator", self, learning_rate="[0, 1]", weight_decay="[0, 1]", lam="(0, 100]", kl_coef="[0, 100]",
@@ -213,7 +216,7 @@ class SimulatorConfig:
                num_examples="[0, 64]", tau="(0, 100]", epsilon="(0, 1]", reward_unsolved="[-10, 10]",
                reward_solved="[-10, 10]", reward_invalid="[-10, 10]", near_duplicate_penalty="[0, 10]",
                kl_step_max="(0, 1e9]", seed_replay="[0, 1]", seed_replay_epochs=f"[1, {MAX_COUNT}]",
-               lr_off_target_scale="(0, 1]", imitate_in_band="[0, 10]")
+               seed_replay_gain="[0, 100]", lr_off_target_scale="(0, 1]", imitate_in_band="[0, 10]")
         check(self.objective in OBJECTIVES,
               f"simulator.objective={self.objective}: one of {', '.join(OBJECTIVES)} (lightning_genenv/objectives/)")
         check(self.objective not in GROUP_OBJECTIVES or self.num_variations >= 2,
@@ -225,6 +228,9 @@ class SimulatorConfig:
         check(self.seed_replay_pick == "in_band" or self.seed_replay > 0,
               f"simulator.seed_replay_pick={self.seed_replay_pick} picks the replayed seeds; it needs "
               f"simulator.seed_replay > 0")
+        check(not self.seed_replay_gain or self.seed_replay_pick == "nearest",
+              f"simulator.seed_replay_gain={self.seed_replay_gain} moves the point the replayed seeds are picked "
+              f"nearest; it needs simulator.seed_replay_pick=nearest")
         check(self.objective == "rwr" or self.rwr_set == "epoch",
               f"simulator.objective={self.objective} weighs the epoch's own generations; it needs "
               f"simulator.rwr_set=epoch")

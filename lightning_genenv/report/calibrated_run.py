@@ -52,6 +52,7 @@ class CalibratedRun:
     seed_replay: float  # the share of its seeds that are its own earlier in-band tasks
     seed_replay_epochs: int  # ... of how many last epochs
     seed_replay_pick: str  # ... which of their tasks: in band, or nearest alpha (simulator.seed_replay_pick)
+    seed_replay_gain: float  # ... nearest alpha moved against the last epoch's error by it (0: alpha itself)
     reward_unsolved: float | None  # the simulator's reward of a task with p-hat 0 (None: R_env(0))
     reward_solved: float | None  # ... and of one with p-hat 1 (None: R_env(1))
     seed: int
@@ -69,8 +70,8 @@ class CalibratedRun:
                     self.imitate_in_band, self.target_gain, self.target_memory, _order(self.reward_unsolved),
                     _order(self.reward_solved))
                    if self.trained else ("", 0.0, "", 0.0, 0.0, 0.0, 0.0, 0.0, -math.inf, -math.inf))  # never trained
-        replay = ((self.seed_replay, self.seed_replay_epochs, self.seed_replay_pick) if self.seed_replay
-                  else (0.0, 0, ""))
+        replay = ((self.seed_replay, self.seed_replay_epochs, self.seed_replay_pick, self.seed_replay_gain)
+                  if self.seed_replay else (0.0, 0, "", 0.0))
         return (self.trained, *trained, *replay, self.alpha, self.d0, self.d0_step, self.attempts,
                 *self.writing(), self.temperature)
 
@@ -146,6 +147,8 @@ def read_run(path: str | Path) -> CalibratedRun:
                                                                             SimulatorConfig.seed_replay_epochs)),
                              seed_replay_pick=str(config["simulator"].get("seed_replay_pick",
                                                                           SimulatorConfig.seed_replay_pick)),
+                             seed_replay_gain=float(config["simulator"].get("seed_replay_gain",
+                                                                            SimulatorConfig.seed_replay_gain)),
                              reward_unsolved=_reward(config["simulator"].get("reward_unsolved")),
                              reward_solved=_reward(config["simulator"].get("reward_solved")),
                              seed=int(config["seed"]), slope=float(solver["slope"]),

@@ -107,6 +107,7 @@ class Setting:
             who += f", p̂ = 0 / 1 scored {_reward_text(first.reward_unsolved)} / {_reward_text(first.reward_solved)}"
         if first.seed_replay:
             picked = "in band" if first.seed_replay_pick == "in_band" else "nearest α"
+            picked += f" moved by {first.seed_replay_gain:g} × the error" if first.seed_replay_gain else ""
             who += f", seeds {first.seed_replay:g} replayed (last {first.seed_replay_epochs} epochs' {picked})"
         moving = f", d₀ +{first.d0_step:g}/epoch" if first.d0_step else ""
         attempts = f", {first.attempts} attempts" if first.attempts != AgentConfig.num_generations else ""

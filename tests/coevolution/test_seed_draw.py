@@ -100,3 +100,23 @@ def test_nearest_fills_the_replay_share_while_nothing_is_in_band():
 def test_a_replay_pick_without_replay_is_refused():
     with pytest.raises(ConfigError, match="simulator.seed_replay_pick=nearest picks the replayed seeds"):
         _cfg("simulator.seed_replay_pick=nearest")
+
+
+@pytest.mark.parametrize("gain, filler, aim, picked", [
+    (1, [0.05], 0.2, "t102"),  # last p-bar 0.2, on alpha: nearest 0.2 itself
+    (1, [1.0] * 3, 0.05, "t101"),  # 0.625, too easy: 0.2 - 0.425, kept within [0.05, 0.95]: the hardest
+    (1, [0.0] * 9, 0.3375, "t103"),  # 0.0625, too hard: 0.2 + 0.1375, an easier one
+    (0, [1.0] * 3, 0.2, "t102")])  # no gain: alpha whatever the error
+def test_the_replay_gain_aims_the_pick_past_alpha_against_the_last_epoch_s_error(gain, filler, aim, picked):
+    cfg = _cfg("curriculum.alpha=0.2", "simulator.seed_replay=0.1", "simulator.seed_replay_pick=nearest",
+               f"simulator.seed_replay_gain={gain}")
+    # epoch 1, the last, writes 1/8, 2/8 and 3/8; the attempted static tasks beside them set its mean success
+    pool = [_env(0, 0, 0.9), _env(1, 1, 0.125), _env(1, 2, 0.25), _env(1, 3, 0.375)]
+    pool += [_env(1, 10 + i, p, source="static") for i, p in enumerate(filler)]
+    seeds = draw_seeds(BASE, pool, 2, 10, cfg.simulator, cfg.curriculum, 8, random.Random(0))
+    assert seeds.aim == pytest.approx(aim) and [s.id for s in seeds.replayed] == [picked]
+
+
+def test_a_replay_gain_without_the_nearest_pick_is_refused():
+    with pytest.raises(ConfigError, match="simulator.seed_replay_gain=1.0 moves the point"):
+        _cfg("simulator.seed_replay=0.5", "simulator.seed_replay_gain=1")

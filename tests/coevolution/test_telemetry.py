@@ -3,7 +3,8 @@
 import pytest
 import torch
 
-from lightning_genenv.coevolution.telemetry import rollout_metrics
+from lightning_genenv.coevolution.seed_draw import Seeds
+from lightning_genenv.coevolution.telemetry import new_task_metrics, rollout_metrics
 from lightning_genenv.metrics import frac_reward_all_zero
 from tests.fakes import group, task
 
@@ -46,3 +47,10 @@ def test_frac_reward_all_zero_counts_only_groups_where_every_attempt_scored_0():
     # all failed; all partial credit (zero std, not failed); mixed
     rewards = torch.tensor([0.0, 0.0, 0.5, 0.5, 0.0, 1.0])
     assert frac_reward_all_zero(rewards, 2).item() == pytest.approx(1 / 3)
+
+
+def test_the_replayed_seeds_and_the_p_hat_they_were_picked_nearest_are_logged():
+    replayed = [task(1, source="generated", epoch=0), task(2, source="generated", epoch=0)]
+    assert new_task_metrics(Seeds([task(0)], replayed, 0.05), [], 1.0) == {"sim/seeds_replayed": 2,
+                                                                             "sim/seed_replay_target": 0.05}
+    assert "sim/seed_replay_target" not in new_task_metrics(Seeds([task(0)], replayed), [], 1.0)  # in band
