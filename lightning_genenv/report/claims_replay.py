@@ -79,6 +79,7 @@ _SINGLE = (
     (SHAPED, "tg1-grpo-a08-d369-s0", "0.281", "0.213"),
     (SHAPED, "tm-grpo-move-a05-d43-s0", "0.122", "0.140"),  # the target memory's run on the moving target
     (SHAPED, "rs-grpo-move-a05-d43-s0", "0.046", "0.149"),  # p-hat 1 scored R_env(1), on the moving target
+    (SHAPED, "np-grpo-move-a05-d43-s0", "0.115", "0.192"),  # ... with the seeds nearest alpha replayed
 )
 
 
@@ -147,9 +148,18 @@ _SOLVED_SCORED = {
                  "−0.057 [−0.118, +0.004]"),
 }
 
+# the same with the replayed seeds the window's tasks nearest alpha, in band or not (simulator.seed_replay_pick=nearest,
+# p-hat 1 scored R_env(1) as above), its last column paired with the runs above, which pick from the in-band ones
+_NEAREST = {
+    "a02": ("0.205 / 0.015 / 0.024", "0.238 / 0.133 / 0.144", "−0.317 [−0.452, −0.182]", "−0.041 [−0.104, +0.022]"),
+    "a05": ("0.043 / 0.031 / 0.050", "0.092 / 0.094 / 0.140", "−0.288 [−0.375, −0.200]", "+0.005 [−0.140, +0.149]"),
+    "a08-d369": ("0.007 / 0.065 / 0.064", "0.121 / 0.054 / 0.180", "−0.288 [−0.616, +0.040]",
+                 "+0.043 [−0.174, +0.260]"),
+}
+
 # of every trained run with replayed seeds at a fixed target, whatever its other settings, those within 0.1 at
 # epoch 10: (alpha, d0, value); these grow as runs are archived
-_BY_TARGET = ((0.2, 5.0, "21 of 26"), (0.2, 4.3, "3 of 14"), (0.5, 2.0, "17 of 23"), (0.8, 3.69, "15 of 23"),
+_BY_TARGET = ((0.2, 5.0, "23 of 29"), (0.2, 4.3, "3 of 14"), (0.5, 2.0, "20 of 26"), (0.8, 3.69, "18 of 26"),
               (0.8, 2.75, "1 of 4"))
 
 # the mean success of the tasks written from base seeds (their share) and from replayed ones, epochs 5-10
@@ -162,7 +172,8 @@ _SEED_KINDS = (("replay-grpo-a02-d43", "base 0.53 (share 0.22 of 659) / replayed
 # (stem, the words after the value in RESULTS.md, value)
 _LATE = (("replay-grpo", "at a constant rate", "21 of 36"), ("lin-grpo", "decaying", "18 of 36"),
          ("os3-grpo", "keyed to the distance", "21 of 36"), ("k8-grpo", "(4 candidates", "21 of 36"),
-         ("imit05-grpo", "with the imitation term", "18 of 36"), ("rs-grpo", "with p̂ = 1 scored", "22 of 36"))
+         ("imit05-grpo", "with the imitation term", "18 of 36"), ("rs-grpo", "with p̂ = 1 scored", "22 of 36"),
+         ("np-grpo", "with the nearest pick", "21 of 36"))
 
 # the share of each seed's tasks from epoch 5 on at the reward's peak level: (setting, level, value)
 _AT_PEAK = (("a02", 6.0, "0.55 / 0.37 / 0.47"), ("a05", 2.0, "0.73 / 0.63 / 0.78"), ("a08", 2.0, "0.61 / 0.60 / 0.74"),
@@ -186,6 +197,10 @@ _VARIATIONS = (
     ("imit05-grpo-a08-d369", _TRAINED, 3.0, "easier 0.09 / same 0.61 / harder 0.24 / unrated 0.06 of 379"),
     ("k8b8-grpo-a02-d43", _TRAINED, 5.0, "easier 0.21 / same 0.62 / harder 0.16 / unrated 0.02 of 904"),
     ("tm-grpo-a08-d369", _TRAINED, 3.0, "easier 0.11 / same 0.45 / harder 0.39 / unrated 0.04 of 405"),
+    ("np-grpo-a02", _SEED_0, 5.0, "easier 0.24 / same 0.48 / harder 0.23 / unrated 0.04 of 94"),
+    ("np-grpo-a02", _SEED_0, 6.0, "easier 0.43 / same 0.27 / harder 0.19 / unrated 0.12 of 75"),
+    ("replay-grpo-a02", _SEED_0, 5.0, "easier 0.14 / same 0.21 / harder 0.64 / unrated 0.00 of 28"),
+    ("replay-grpo-a02", _SEED_0, 6.0, "easier 0.22 / same 0.66 / harder 0.12 / unrated 0.01 of 155"),
     ("temp05-grpo-a02-d43", _SEED_0, 5.0, "easier 0.39 / same 0.45 / harder 0.15 / unrated 0.01 of 151"),
     ("replay-untrained-a02-d43", _SEED_0, 5.0, "easier 0.64 / same 0.07 / harder 0.07 / unrated 0.21 of 14"),
     ("replay-untrained-a05", _SEED_0, 2.0, "easier 0.01 / same 0.29 / harder 0.50 / unrated 0.20 of 96"),
@@ -243,6 +258,7 @@ REPLAY_CLAIMS: tuple[Claim, ...] = (
     *_table("k8b8-grpo", "replay-grpo", _K8B8, ", 10 seeds × 8 candidates"),
     *_table("tm-grpo", "replay-grpo", _TARGET_MEMORY, ", target memory"),
     *_table("rs-grpo", "replay-grpo", _SOLVED_SCORED, ", p̂ = 1 scored R_env(1)"),
+    *_table("np-grpo", "rs-grpo", _NEAREST, ", nearest α replayed"),
     *(Claim(f"calibrated solver, replayed seeds, alpha {alpha:g}, d0 {d0:g}: runs within 0.1 at epoch 10, any setting",
             value, replay_hits(alpha, d0), ((R, f"**{value}**"),), f"{SHAPED}/*")
       for alpha, d0, value in _BY_TARGET),
