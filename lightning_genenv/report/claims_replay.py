@@ -258,7 +258,7 @@ REPLAY_CLAIMS: tuple[Claim, ...] = (
     *_table("k8b8-grpo", "replay-grpo", _K8B8, ", 10 seeds × 8 candidates"),
     *_table("tm-grpo", "replay-grpo", _TARGET_MEMORY, ", target memory"),
     *_table("rs-grpo", "replay-grpo", _SOLVED_SCORED, ", p̂ = 1 scored R_env(1)"),
-    *_table("np-grpo", "rs-grpo", _NEAREST, ", nearest α replayed"),
+    *_table("np-grpo", "rs-grpo", _NEAREST, ", nearest α replayed", _ENDS),
     *(Claim(f"calibrated solver, replayed seeds, alpha {alpha:g}, d0 {d0:g}: runs within 0.1 at epoch 10, any setting",
             value, replay_hits(alpha, d0), ((R, f"**{value}**"),), f"{SHAPED}/*")
       for alpha, d0, value in _BY_TARGET),
