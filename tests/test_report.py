@@ -199,6 +199,18 @@ def test_welch_difference_by_hand():
     assert welch_difference([1.0, 1.0], [0.0, 0.0]) is None  # no spread at all
 
 
+def test_clustered_se_and_the_centered_chance_by_hand():
+    from lightning_genenv.report.stats import centered_within, clustered_se
+
+    # cluster means 0.5, 1, 0: SD 0.5 (n - 1), over sqrt(3) clusters; the cluster sizes do not weigh
+    assert clustered_se([[0.0, 1.0], [1.0, 1.0, 1.0], [0.0]]) == pytest.approx(0.5 / 3 ** 0.5)
+    assert clustered_se([[0.25, 0.25], [0.25]]) == 0.0
+    # within one SD 0.6827, two 0.9545 (the normal's), and always within a width of 0 never
+    assert centered_within(0.1, 0.1) == pytest.approx(0.682689, abs=1e-6)
+    assert centered_within(0.05, 0.1) == pytest.approx(0.954500, abs=1e-6)
+    assert centered_within(0.05, 0.0) == 0.0
+
+
 def test_wilson_interval_by_hand():
     from lightning_genenv.report.stats import wilson_interval
 

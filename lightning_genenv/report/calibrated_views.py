@@ -6,6 +6,7 @@ a function of the repository root that returns the figure as printed, for
 from __future__ import annotations
 
 import json
+import math
 import re
 from pathlib import Path
 from types import SimpleNamespace
@@ -17,7 +18,7 @@ from lightning_genenv.report.calibrated_run import read_run, tasks_file
 from lightning_genenv.report.calibration import BAR, EPS, TAIL, Setting, misses, optimum_text, settings
 from lightning_genenv.report.claim import RESULTS
 from lightning_genenv.report.claims_runs import ci
-from lightning_genenv.report.stats import paired_difference
+from lightning_genenv.report.stats import centered_within, clustered_se, paired_difference
 
 # digits as first defined; digits needing an operation; and p-hat 0 and 1 scored 0 (the preset's rewards)
 CAL, CAL_OP, SHAPED = "calibrated", "calibrated-op", "calibrated-shaped"
@@ -111,10 +112,39 @@ def replay_hits(alpha: float, d0: float) -> Callable[[Path], str]:
     """``k of n``: of every archived trained run of ``calibrated-shaped`` with replayed seeds at ``alpha`` and a fixed
     ``d0``, whatever its other settings, those within :data:`~.calibration.BAR` of α at their last epoch."""
     def compute(root: Path) -> str:
-        runs = [read_run(p) for p in sorted((root / RESULTS / SHAPED).iterdir()) if (p / "config.yaml").is_file()]
-        ends = [r.errors()[-1] for r in runs
-                if r.trained and r.seed_replay and not r.d0_step and (r.alpha, r.d0) == (alpha, d0)]
+        ends = [r.errors()[-1] for r in replay_runs(root, alpha, d0)]
         return f"{sum(e <= BAR + EPS for e in ends)} of {len(ends)}"
+    return compute
+
+
+def replay_runs(root: Path, alpha: float, d0: float) -> list:
+    """Every archived trained run of ``calibrated-shaped`` with replayed seeds at ``alpha`` and a fixed ``d0``."""
+    runs = [read_run(p) for p in sorted((root / RESULTS / SHAPED).iterdir()) if (p / "config.yaml").is_file()]
+    return [r for r in runs if r.trained and r.seed_replay and not r.d0_step and (r.alpha, r.d0) == (alpha, d0)]
+
+
+def epoch_noise(targets: tuple[tuple[float, float], ...], within: float = BAR) -> Callable[[Path], str]:
+    """How far an epoch's ``p̄`` strays by sampling alone: per target (α, d₀), over every epoch from 5 on of every
+    trained replay run there, the mean standard error of ``p̄`` with each seed's candidates one cluster
+    (:func:`~.stats.clustered_se`), and the chance that a simulator exactly on α with that error ends an epoch within
+    ``within`` (:func:`~.stats.centered_within`); then the chance that all of three seeds at every target do, and
+    the same with twice the seeds an epoch (each error over √2) (``SE a, chance b; ...; all c; twice the seeds d``)."""
+    def compute(root: Path) -> str:
+        parts, everything, doubled = [], 1.0, 1.0
+        for alpha, d0 in targets:
+            errors = []
+            for run in replay_runs(root, alpha, d0):
+                by_epoch: dict[int, dict[str, list[float]]] = {}
+                for r in read_jsonl_strict(tasks_file(run.path)):
+                    if r["epoch"] >= TAIL - 1:
+                        by_epoch.setdefault(r["epoch"], {}).setdefault(r["seed"], []).append(r["k"] / r["n"])
+                errors += [clustered_se(list(seeds.values())) for seeds in by_epoch.values() if len(seeds) > 1]
+            se = sum(errors) / len(errors)
+            chance = centered_within(se, within)
+            everything *= chance ** 3
+            doubled *= centered_within(se / math.sqrt(2), within) ** 3
+            parts.append(f"SE {se:.3f}, chance {chance:.2f}")
+        return "; ".join(parts) + f"; all {everything:.2f}; twice the seeds {doubled:.2f}"
     return compute
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 from lightning_genenv.report.calibrated_views import (
     SHAPED,
     end_difficulty,
+    epoch_noise,
     last_d,
     last_epochs,
     late_hits,
@@ -162,6 +163,11 @@ _NEAREST = {
 _BY_TARGET = ((0.2, 5.0, "23 of 29"), (0.2, 4.3, "3 of 14"), (0.5, 2.0, "20 of 26"), (0.8, 3.69, "18 of 26"),
               (0.8, 2.75, "1 of 4"))
 
+# an epoch's p-bar's sampling error at each of the bar's targets, the chance a simulator exactly on alpha ends within
+# 0.1, and that all 9 runs do (and with twice the seeds an epoch)
+_NOISE_TARGETS = ((0.2, 5.0), (0.5, 2.0), (0.8, 3.69))
+_NOISE = "SE 0.064, chance 0.88; SE 0.047, chance 0.97; SE 0.056, chance 0.93; all 0.49; twice the seeds 0.88"
+
 # the mean success of the tasks written from base seeds (their share) and from replayed ones, epochs 5-10
 _SEED_KINDS = (("replay-grpo-a02-d43", "base 0.53 (share 0.22 of 659) / replayed 0.31"),
                ("replay-grpo-a02", "base 0.53 (share 0.32 of 655) / replayed 0.23"),
@@ -262,6 +268,8 @@ REPLAY_CLAIMS: tuple[Claim, ...] = (
     *(Claim(f"calibrated solver, replayed seeds, alpha {alpha:g}, d0 {d0:g}: runs within 0.1 at epoch 10, any setting",
             value, replay_hits(alpha, d0), ((R, f"**{value}**"),), f"{SHAPED}/*")
       for alpha, d0, value in _BY_TARGET),
+    Claim("calibrated solver, replayed seeds: an epoch's sampling error at the bar's targets, epochs 5-10", _NOISE,
+          epoch_noise(_NOISE_TARGETS), ((R, f"**{_NOISE}**"),), f"{SHAPED}/*/calibration_tasks.jsonl.gz"),
     *(Claim(f"calibrated solver, {stem}: success of the tasks from base and from replayed seeds, epochs 5-10", value,
             success_by_seed_kind(*seed_runs(stem)), ((R, f"**{value}**"),),
             f"{SHAPED}/{stem}-s*/calibration_tasks.jsonl.gz")

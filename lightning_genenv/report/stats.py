@@ -118,6 +118,19 @@ def wilson_interval(successes: int, n: int, z: float = 1.96) -> tuple[float, flo
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
+def clustered_se(clusters: list[list[float]]) -> float:
+    """The standard error of a mean over clusters of correlated values (each a seed's candidates), counting each
+    cluster once: the sample SD of the cluster means over the square root of their number (at least 2 clusters)."""
+    means = [statistics.fmean(c) for c in clusters]
+    return statistics.stdev(means) / math.sqrt(len(means))
+
+
+def centered_within(se: float, width: float) -> float:
+    """The chance that a normal estimate whose mean is exactly on its target and whose SD is ``se`` lands within
+    ``width`` of it: ``2 Φ(width / se) − 1``."""
+    return math.erf(width / (se * math.sqrt(2)))
+
+
 def _finite(v) -> bool:
     return v is not None and isinstance(v, (int, float)) and math.isfinite(v)
 
