@@ -11,10 +11,10 @@ the replayed ones are instead the window's tasks nearest α, whether in band or 
 drawn at random), so that an epoch far from α still replays its closest tasks rather than falling back to the base,
 whose level may be the one the run left. ``simulator.seed_replay_gain`` g > 0 aims that pick past α against the last
 epoch's error, at ``α − g · (p̄ − α)`` within [0.05, 0.95] (:func:`~lightning_genenv.rewards.reward_target`): an epoch
-too easy replays tasks harder than α, one too hard easier ones, since the writer mostly keeps a seed's level. It
-returns :class:`Seeds`, the two kinds apart: a replayed seed's prompt
-shows the other replayed seeds as its examples (:mod:`.sources`), not base tasks, which would pull its variations back
-to the base's level.
+too easy replays tasks harder than α, one too hard easier ones, since the writer mostly keeps a seed's level.
+
+It returns :class:`Seeds`, the two kinds apart: a replayed seed's prompt shows the other replayed seeds as its
+examples (:mod:`.sources`), not base tasks, which would pull its variations back to the base's level.
 
 Deliberately left out: weighting the replayed tasks by their reward or recency within the window (each is drawn
 alike, or ranked by its distance from α alone), and the tasks of a fixed set (GenEnv-Static), which are never
@@ -37,7 +37,7 @@ class Seeds:
     """Step 1's value: the epoch's seeds, base tasks and the simulator's own replayed ones."""
 
     base: list[Task]
-    replayed: list[Task]  # its in-band tasks of the last epochs (simulator.seed_replay)
+    replayed: list[Task]  # its own tasks of the last epochs, in band or nearest the aim (simulator.seed_replay)
     aim: float | None = None  # the p-hat the replayed ones were picked nearest (seed_replay_pick=nearest)
 
     @property

@@ -198,10 +198,11 @@ class SimulatorConfig:
     # (RESULTS.md, 3 seeds; the final reward's mean did not change)
     num_variations: int = 1
     num_examples: int = 1  # same-family examples shown next to the seed
-    # the share of each epoch's seeds that are the simulator's own in-band tasks of the last seed_replay_epochs
-    # epochs instead of base tasks (lightning_genenv/coevolution/seed_draw.py); 0: base tasks only, as in the paper
+    # the share of each epoch's seeds that are the simulator's own tasks of the last seed_replay_epochs epochs (in
+    # band, or as seed_replay_pick picks) instead of base tasks (lightning_genenv/coevolution/seed_draw.py); 0: base
+    # tasks only, as in the paper
     seed_replay: float = 0.0
-    seed_replay_epochs: int = 2  # the epochs back whose in-band tasks seed_replay draws from
+    seed_replay_epochs: int = 2  # the epochs back whose tasks seed_replay draws from
     # which of those tasks: in_band, drawn alike from the in-band ones (fewer seeds replayed while few are in band);
     # nearest, the ones whose p-hat is nearest alpha, in band or not (p-hat 0 and 1 excluded)
     seed_replay_pick: Literal["in_band", "nearest"] = "in_band"
