@@ -112,15 +112,15 @@ def replay_hits(alpha: float, d0: float) -> Callable[[Path], str]:
     """``k of n``: of every archived trained run of ``calibrated-shaped`` with replayed seeds at ``alpha`` and a fixed
     ``d0``, whatever its other settings, those within :data:`~.calibration.BAR` of α at their last epoch."""
     def compute(root: Path) -> str:
-        ends = [r.errors()[-1] for r in replay_runs(root, alpha, d0)]
+        ends = [r.errors()[-1] for r in replay_runs(root) if (r.alpha, r.d0) == (alpha, d0)]
         return f"{sum(e <= BAR + EPS for e in ends)} of {len(ends)}"
     return compute
 
 
-def replay_runs(root: Path, alpha: float, d0: float) -> list:
-    """Every archived trained run of ``calibrated-shaped`` with replayed seeds at ``alpha`` and a fixed ``d0``."""
+def replay_runs(root: Path) -> list:
+    """Every archived trained run of ``calibrated-shaped`` with replayed seeds at a fixed target (d₀ not moving)."""
     runs = [read_run(p) for p in sorted((root / RESULTS / SHAPED).iterdir()) if (p / "config.yaml").is_file()]
-    return [r for r in runs if r.trained and r.seed_replay and not r.d0_step and (r.alpha, r.d0) == (alpha, d0)]
+    return [r for r in runs if r.trained and r.seed_replay and not r.d0_step]
 
 
 def epoch_noise(targets: tuple[tuple[float, float], ...], within: float = BAR) -> Callable[[Path], str]:
@@ -130,10 +130,10 @@ def epoch_noise(targets: tuple[tuple[float, float], ...], within: float = BAR) -
     ``within`` (:func:`~.stats.centered_within`); then the chance that all of three seeds at every target do, and
     the same with twice the seeds an epoch (each error over √2) (``SE a, chance b; ...; all c; twice the seeds d``)."""
     def compute(root: Path) -> str:
-        parts, everything, doubled = [], 1.0, 1.0
+        parts, everything, doubled, runs = [], 1.0, 1.0, replay_runs(root)
         for alpha, d0 in targets:
             errors = []
-            for run in replay_runs(root, alpha, d0):
+            for run in (r for r in runs if (r.alpha, r.d0) == (alpha, d0)):
                 by_epoch: dict[int, dict[str, list[float]]] = {}
                 for r in read_jsonl_strict(tasks_file(run.path)):
                     if r["epoch"] >= TAIL - 1:
