@@ -47,9 +47,10 @@ class CalibratedSolver:
     def d0_at(self, epoch: int) -> float:
         return self.d0 + self.d0_step * epoch
 
-    def attempt(self, tasks: list[Task], epoch: int) -> SolverAttempts:
-        """``attempts`` tries at each task; ``k`` of them succeed, ``k ~ Binomial(attempts, p(task))``."""
-        rng = random.Random(f"solver:{self.seed}:{epoch}")
+    def attempt(self, tasks: list[Task], epoch: int, stream: str = "") -> SolverAttempts:
+        """``attempts`` tries at each task; ``k`` of them succeed, ``k ~ Binomial(attempts, p(task))``, at the
+        epoch's ``d₀``. ``stream`` names a draw apart from the epoch's own (a measurement's)."""
+        rng = random.Random(f"solver:{self.seed}:{epoch}{stream}")
         d0, groups, ds, ps = self.d0_at(epoch), [], [], []
         for task in tasks:
             d = _rate(self.difficulty, task)

@@ -56,6 +56,7 @@ VALID = {
     ("solver.d0", "-1"): "or below it",
     ("solver.d0_step", "0"): "a fixed target (the default)",
     ("solver.d0_step", "-1"): "a target that gets easier each epoch",
+    ("solver.measure_rounds", "0"): "no measurement (the default)",
 }
 
 
@@ -72,7 +73,7 @@ CASES = [(key, name, yaml) for key, tp in NUMERIC for name, yaml in [*PROBES.ite
 
 
 def test_the_walk_covers_every_numeric_key():
-    assert len(NUMERIC) == 81 and len(CASES) == 5 * 81
+    assert len(NUMERIC) == 82 and len(CASES) == 5 * 82
     print(f"{len(NUMERIC)} numeric keys, {len(CASES)} values tried, {len(VALID)} valid by the allow-list")
     assert set(VALID) <= {(key, name) for key, name, _ in CASES}  # no stale entry
 

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 import train
+from lightning_genenv.coevolution.calibrated_measure import summarize
 from lightning_genenv.config import ConfigError, compose
 from lightning_genenv.difficulty import digits, operations
 from lightning_genenv.solver import CalibratedSolver, success_probability
@@ -78,6 +79,36 @@ def test_the_config_refuses_what_a_calibrated_run_cannot_do():
         compose(["model=tiny", "solver=calibrated", "curriculum=static"])
     with pytest.raises(ConfigError, match="solver.slope"):
         compose(["model=tiny", "solver=calibrated", "solver.slope=0"])
+    with pytest.raises(ConfigError, match="solver.measure_rounds=2 measures the simulator against the calibrated"):
+        compose(["model=tiny", "solver.measure_rounds=2"])
+    with pytest.raises(ConfigError, match="solver.measure_rounds"):
+        compose(["model=tiny", "solver=calibrated", "solver.measure_rounds=-1"])
+
+
+def test_a_measure_is_summarized_over_its_valid_tasks_each_seed_of_each_round_one_cluster():
+    def row(r, seed, k=None, p=0.5):
+        return {"measure": "end-draw", "round": r, "seed": seed, "valid": k is not None,
+                **({"k": k, "n": 4, "p": p, "d": 2.0} if k is not None else {})}
+
+    # clusters (0, a): 1/4, 3/4 -> 0.5; (0, b): 0 -> 0; (1, a): 4/4 -> 1; one invalid task
+    rows = [row(0, "a", 1), row(0, "a", 3), row(0, "b", 0, p=0.1), row(0, "b"), row(1, "a", 4, p=0.9)]
+    f = summarize(rows, alpha=0.2)
+    assert f["p_bar"] == pytest.approx(0.5) and f["error"] == pytest.approx(0.3)  # (0.25 + 0.75 + 0 + 1) / 4
+    assert f["se"] == pytest.approx(0.5 / 3 ** 0.5)  # the SD of (0.5, 0, 1) over the root of 3 clusters
+    assert f["success_probability_mean"] == pytest.approx((0.5 + 0.5 + 0.1 + 0.9) / 4)
+    assert (f["valid_rate"], f["tasks"], f["written"], f["clusters"]) == (0.8, 4, 5, 3)
+    one = summarize([row(0, "a", 2)], alpha=0.5)
+    assert one["se"] is None and one["error"] == 0.0
+    none = summarize([row(0, "a")], alpha=0.5)
+    assert none["p_bar"] is None and none["error"] is None and none["valid_rate"] == 0.0
+
+
+def _tiny_calibrated(tiny_sft_dir, tmp_path, out, *more) -> list[str]:
+    return ["experiment=calibrated", f"model.simulator={tiny_sft_dir}", f"model.agent={tmp_path / 'absent'}",
+            f"run_dir={out}", "rollout=hf", "trainer.max_epochs=2", "trainer.enable_progress_bar=false",
+            "model.lora.enabled=false", "simulator.objective=rwr", "curriculum.k_min=0.0",
+            "simulator.reject_near_duplicates=false", "simulator.max_completion_length=48", "data.seeds_per_epoch=3",
+            "simulator.learning_rate=1e-3", "simulator.kl_max=10.0", "simulator.seed_replay=0.5", *more]
 
 
 @pytest.mark.slow
@@ -85,12 +116,7 @@ def test_a_calibrated_run_end_to_end(tiny_sft_dir, tmp_path):
     """experiment=calibrated for 2 epochs on the tiny simulator: no agent model is loaded (model.agent names a
     directory that does not exist), every epoch's curves and tasks are written, the simulator updates."""
     out = tmp_path / "calibrated"
-    args = ["experiment=calibrated", f"model.simulator={tiny_sft_dir}", f"model.agent={tmp_path / 'absent'}",
-            f"run_dir={out}", "rollout=hf", "trainer.max_epochs=2", "trainer.enable_progress_bar=false",
-            "model.lora.enabled=false", "simulator.objective=rwr", "curriculum.k_min=0.0",
-            "simulator.reject_near_duplicates=false", "simulator.max_completion_length=48", "data.seeds_per_epoch=3",
-            "simulator.learning_rate=1e-3", "simulator.kl_max=10.0", "simulator.seed_replay=0.5"]
-    assert train.main(args) == out
+    assert train.main(_tiny_calibrated(tiny_sft_dir, tmp_path, out)) == out
     curves = [json.loads(line) for line in (out / "calibration.jsonl").read_text().splitlines()]
     assert [c["epoch"] for c in curves] == [0, 1]
     assert all(c["sim/generations"] == 12 and c["solver/d0"] == 2.0 for c in curves)
@@ -107,3 +133,32 @@ def test_a_calibrated_run_end_to_end(tiny_sft_dir, tmp_path):
     summary = json.loads((out / "summary.json").read_text())
     assert summary["epochs"] == 2 and summary["simulator_epochs"] >= 1
     assert Path(out / "tb" / "calibration").is_dir() and not (out / "checkpoints").exists()
+
+
+@pytest.mark.slow
+def test_measuring_the_simulator_leaves_the_run_as_it_was(tiny_sft_dir, tmp_path):
+    """solver.measure_rounds=2: the start measure on every base seed, the end ones on the base seeds and on two of
+    the run's own draws, each task a line; the epochs' curves and tasks are those of the same run without it."""
+    plain, measured = tmp_path / "plain", tmp_path / "measured"
+    train.main(_tiny_calibrated(tiny_sft_dir, tmp_path, plain))
+    train.main(_tiny_calibrated(tiny_sft_dir, tmp_path, measured, "solver.measure_rounds=2"))
+
+    def lines(run, name, drop=()):
+        return [{k: v for k, v in json.loads(line).items() if k not in drop}
+                for line in (run / name).read_text().splitlines()]
+
+    untimed = [k for k in lines(plain, "calibration.jsonl")[0] if k.startswith("time/") or "per_second" in k]
+    assert lines(measured, "calibration.jsonl", untimed) == lines(plain, "calibration.jsonl", untimed)
+    assert lines(measured, "calibration_tasks.jsonl") == lines(plain, "calibration_tasks.jsonl")
+    rows = lines(measured, "calibration_measure.jsonl")
+    by = {m: [r for r in rows if r["measure"] == m] for m in ("start", "end-base", "end-draw")}
+    assert len(rows) == sum(map(len, by.values()))
+    base = {r["seed"] for r in by["start"]}  # the family's base seeds (10 of qa_arith), 4 candidates each a round
+    assert len(base) == 10 and len(by["start"]) == len(by["end-base"]) == 2 * 10 * 4
+    assert {r["seed"] for r in by["end-base"]} == base and {r["round"] for r in by["end-draw"]} == {0, 1}
+    assert len(by["end-draw"]) == 2 * 3 * 4  # data.seeds_per_epoch 3 a draw
+    assert all(r["d0"] == 2.0 and (not r["valid"] or 0 <= r["k"] <= r["n"] == 8) for r in rows)
+    summary = json.loads((measured / "summary.json").read_text())["measured"]
+    assert list(summary) == ["start", "end-base", "end-draw"]
+    assert summary["end-draw"] == summarize(by["end-draw"], 0.5)
+    assert "measured" not in json.loads((plain / "summary.json").read_text())

@@ -11,8 +11,8 @@ succeed, this shows on a CPU in minutes whether an objective moves ``p̂`` towar
 The run directory gets ``config.yaml``, ``run_record.json``, ``tb/calibration`` (the per-epoch curves),
 ``tb/simulator`` (the simulator's step curves), ``calibration.jsonl`` (one line of metrics per epoch),
 ``calibration_tasks.jsonl`` (every valid task: its id, the seed it was written from, its question, ``d``, success
-probability and ``k``) and
-``summary.json``.
+probability and ``k``), ``summary.json`` and, with ``solver.measure_rounds``, ``calibration_measure.jsonl`` (the
+simulator measured before the first epoch and after the last, :mod:`.calibrated_measure`; its figures in the summary).
 
 Deliberately left out: the agent (no agent model is loaded), resuming (a run is minutes long: start it again),
 data parallelism (one process), validation and checkpoints.
@@ -28,6 +28,7 @@ from pathlib import Path
 from lightning.fabric.utilities.seed import seed_everything
 
 from lightning_genenv.batch_layout import epoch_seed
+from lightning_genenv.coevolution.calibrated_measure import SimulatorMeasure, summarize
 from lightning_genenv.coevolution.curriculum import epoch_p_bars, score_tasks
 from lightning_genenv.coevolution.results import LatestResults, family_results
 from lightning_genenv.coevolution.seed_draw import draw_seeds
@@ -97,7 +98,10 @@ def run_calibrated(cfg, run_dir: Path, start: float) -> Path:
                               cfg.agent.num_generations, cfg.seed)
     objective, shaping = make_objective(sim_cfg, cur), Shaping.from_config(sim_cfg)
     logger = make_logger(cfg.logger.name, run_dir, "calibration", cfg.logger.offline)
-    env_pool, history = [], []
+    env_pool, history, measured = [], [], []
+    measure = SimulatorMeasure(source, solver, dm.base, cfg) if s.measure_rounds else None
+    if measure is not None:
+        measured += _measured(run_dir, measure.start(), cur.alpha)
     with open(run_dir / "calibration.jsonl", "w") as curves, open(run_dir / "calibration_tasks.jsonl", "w") as tasks:
         for epoch in range(cfg.trainer.max_epochs):
             seed_everything(epoch_seed(cfg.seed, epoch), verbose=False)
@@ -130,13 +134,29 @@ def run_calibrated(cfg, run_dir: Path, start: float) -> Path:
             tasks.flush()  # each epoch's lines survive a run stopped later
             history.append(metrics)
             print(epoch_line(epoch, cfg.trainer.max_epochs, metrics), flush=True)
+    if measure is not None:
+        measured += _measured(run_dir, measure.end(env_pool), cur.alpha)
     close_loggers(logger, trainer.logger if trainer is not None else None)
     if cfg.trainer.save_hf and trainer is not None:
         export_hf(cfg.model, cfg.model.simulator, simulator.model, tokenizer, run_dir / "final" / "simulator")
     summary = {"wall_time_s": round(time.perf_counter() - start, 1), "epochs": len(history),
                "simulator_epochs": updates.epochs, "first": history[0] if history else {},
-               "last": history[-1] if history else {}}
+               "last": history[-1] if history else {}, **({"measured": dict(measured)} if measured else {})}
     (run_dir / "summary.json").write_text(json.dumps(summary, indent=2))
     print(f"run directory: {run_dir}  ({summary['wall_time_s']} s)", flush=True)
     return run_dir
 
+
+def _measured(run_dir: Path, rows: list[dict], alpha: float) -> list[tuple[str, dict]]:
+    """A measurement's lines appended to ``calibration_measure.jsonl``; its figures per measure, each printed."""
+    with open(run_dir / "calibration_measure.jsonl", "a") as out:
+        out.writelines(json.dumps(r) + "\n" for r in rows)
+    figures = []
+    for name in dict.fromkeys(r["measure"] for r in rows):
+        f = summarize([r for r in rows if r["measure"] == name], alpha)
+        figures.append((name, f))
+        p_bar, se = f["p_bar"], f["se"]
+        print(f"measured ({name}): p-bar {'-' if p_bar is None else format(p_bar, '.3f')}"
+              f"{'' if se is None else f' ± {se:.3f}'} over {f['tasks']} tasks, valid {f['valid_rate']:.2f}",
+              flush=True)
+    return figures

@@ -306,9 +306,17 @@ class SolverConfig:
     d0: float = 2.0  # the difficulty solved half the time
     slope: float = 2.0  # s: how sharply success falls with difficulty
     d0_step: float = 0.0  # a moving target: d0 raised by this much every epoch
+    # R > 0: before the first epoch and after the last, the simulator writes R epochs' worth of tasks that nothing
+    # learns from, on the base seeds and (at the end) on the run's own seed draws, and the solver attempts them:
+    # p-bar measured R times as closely as one epoch measures it (lightning_genenv/coevolution/calibrated_measure.py)
+    measure_rounds: int = 0
 
     def __post_init__(self):
-        within("solver", self, d0="[-1e6, 1e6]", slope="(0, 1000]", d0_step="[-1e6, 1e6]")
+        within("solver", self, d0="[-1e6, 1e6]", slope="(0, 1000]", d0_step="[-1e6, 1e6]",
+               measure_rounds=f"[0, {MAX_COUNT}]")
+        check(self.measure_rounds == 0 or self.name == "calibrated",
+              f"solver.measure_rounds={self.measure_rounds} measures the simulator against the calibrated solver; "
+              f"set solver=calibrated (experiment=calibrated) or solver.measure_rounds=0")
         if self.name == "calibrated":  # the difficulty function imports now, or the config is refused in one line
             from lightning_genenv.reward_funcs import RewardFuncError, load_reward_func
 
