@@ -9,7 +9,10 @@ difficulty ``d`` against ``d₀``; then whether the run meets the bar (``|p̄ - 
 ``--paired A:B`` pairs runs (trained, untrained of the same seed) and states the difference of the mean ``|p̂ - α|``
 over ``--epochs`` with its 95% interval over the pairs (:func:`lightning_genenv.report.stats.paired_difference`).
 ``--summary`` groups the runs by setting over their seeds instead, one row each, with both halves of the bar and
-the difficulty level where the setting's reward peaks (:mod:`lightning_genenv.report.calibration`).
+the difficulty level where the setting's reward peaks (:mod:`lightning_genenv.report.calibration`). Either way, the
+runs measured with ``solver.measure_rounds`` get a table of their measurements, one row each: the simulator before
+the first epoch and after the last, with each ``p̄``'s standard error
+(:mod:`lightning_genenv.report.calibrated_measured`).
 
 Deliberately left out: plots (TensorBoard shows ``tb/calibration``).
 """
@@ -21,6 +24,7 @@ import statistics
 from pathlib import Path
 
 from lightning_genenv.jsonl import read_jsonl_strict
+from lightning_genenv.report.calibrated_measured import measured_table
 from lightning_genenv.report.calibrated_run import curves_file, read_run
 from lightning_genenv.report.calibration import BAR, EPS, summary_table
 from lightning_genenv.report.stats import paired_difference
@@ -62,11 +66,13 @@ def main(argv: list[str] | None = None) -> str:
     parser.add_argument("--metric", default="curriculum/p_hat_abs_error")
     parser.add_argument("--summary", action="store_true", help="one row per setting over its seeds, with the bar")
     args = parser.parse_args(argv)
+    measured = measured_table([read_run(run) for run in args.runs])
+    measured = [f"Measured (solver.measure_rounds):\n\n{measured}\n"] if measured else []
     if args.summary:
-        text = summary_table([read_run(run) for run in args.runs])
+        text = "\n\n".join([summary_table([read_run(run) for run in args.runs]), *measured])
         print(text)
         return text
-    out = [table(run) for run in args.runs]
+    out = [table(run) for run in args.runs] + measured
     if args.paired:
         first, last = (int(x) for x in args.epochs.split("-"))
         pairs = [p.split(":") for p in args.paired]

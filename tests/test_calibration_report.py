@@ -228,6 +228,33 @@ def test_an_archived_run_s_gzipped_curves_read_as_written(tmp_path):
         read_run(tmp_path / "w")
 
 
+def test_a_measured_run_gets_a_row_of_its_measures_recomputed_from_its_measured_tasks(tmp_path):
+    import gzip
+
+    from tests.bench_scripts import load_bench_script
+
+    def row(measure, r, seed, k):
+        return {"measure": measure, "round": r, "seed": seed, "valid": k is not None, "d0": 5.0,
+                **({"k": k, "n": 8, "p": k / 8, "d": 5.0} if k is not None else {})}
+
+    _run(tmp_path, "m", [0.4, 0.15], alpha=0.2, d0=5.0, seed=2)
+    rows = [row("start", 0, "a", 8), row("start", 0, "b", 4),  # p-bar 0.75, clusters 1 and 0.5: SE 0.25
+            row("end-base", 0, "a", 2), row("end-base", 1, "a", 2), row("end-base", 1, "b", None),  # 0.25 twice
+            row("end-draw", 0, "a", 0), row("end-draw", 0, "b", 4), row("end-draw", 1, "a", 2)]  # 0.25; 0, .5, .25
+    with gzip.open(tmp_path / "m" / "calibration_measure.jsonl.gz", "wt") as f:  # archived, gzipped
+        f.writelines(json.dumps(r) + "\n" for r in rows)
+    text = load_bench_script("calibration_table").main(["--summary", str(tmp_path / "m"),
+                                                        str(_run(tmp_path, "plain", [0.4, 0.1]).path)])
+    # the end draw's SE: the SD of (0, 0.5, 0.25), 0.25, over the root of 3
+    assert ("| 0.2 | 5 | 2 | 0.150 | 0.750 ± 0.250 (2) | 0.250 ± 0.000 (2) | 0.250 ± 0.144 (3) | 0.050 | yes |"
+            in text.splitlines())
+    assert sum(line.startswith("| 0.2 | 5 |") for line in text.splitlines()) == 1  # the plain run has no row
+    with gzip.open(tmp_path / "m" / "calibration_measure.jsonl.gz", "wt") as f:
+        f.write(json.dumps({**rows[0], "measure": "middle"}) + "\n")
+    with pytest.raises(SystemExit, match="unknown measure \\['middle'\\]"):
+        load_bench_script("calibration_table").main([str(tmp_path / "m")])
+
+
 def test_right_answers_counts_the_seeds_form_alone_and_checks_its_number(tmp_path):
     from lightning_genenv.report.calibrated_views import right_answers
     from lightning_genenv.report.claim import RESULTS

@@ -2,8 +2,8 @@
 ``config.yaml`` (the simulator's objective, its learning rate, schedule, KL cap and weight, imitation term, writing
 temperature, candidates and seeds, the rewards of ``p̂ = 0`` and ``p̂ = 1``, or never trained with
 ``curriculum=random``; α and the reward's target gain; the solver's ``d₀``, its per-epoch step and slope; the seed),
-and its ``calibration.jsonl`` (one record per epoch), as :class:`CalibratedRun`; :func:`curves_file` and
-:func:`tasks_file` find its records, as written or archived gzipped.
+and its ``calibration.jsonl`` (one record per epoch), as :class:`CalibratedRun`; :func:`curves_file`,
+:func:`tasks_file` and :func:`measure_file` find its records, as written or archived gzipped.
 
 Deliberately left out: grouping runs into settings and the bar (:mod:`~lightning_genenv.report.calibration`), and runs
 of any other experiment.
@@ -26,6 +26,7 @@ ERROR = "curriculum/p_hat_mean_error"  # |p-bar - alpha| of an epoch
 UNRATED = "solver/unrated_fraction"  # the valid tasks the difficulty function cannot rate (the solver fails them)
 CURVES = ("calibration.jsonl", "calibration.jsonl.gz")  # per epoch: the metrics (as written, or archived gzipped)
 TASKS = ("calibration_tasks.jsonl", "calibration_tasks.jsonl.gz")  # per task: seed, d, p, k (archived gzipped)
+MEASURE = ("calibration_measure.jsonl", "calibration_measure.jsonl.gz")  # per measured task (solver.measure_rounds)
 
 
 @dataclass(frozen=True)
@@ -182,3 +183,9 @@ def tasks_file(run_dir: Path) -> Path:
     if (found := _found(Path(run_dir), TASKS)) is None:
         raise SystemExit(f"{run_dir}: no {' or '.join(TASKS)} (the calibrated run's per-task record)")
     return found
+
+
+def measure_file(run_dir: Path) -> Path | None:
+    """A calibrated run's measured tasks (:data:`MEASURE`, as written or archived gzipped); None for a run that was
+    not measured (``solver.measure_rounds`` 0)."""
+    return _found(Path(run_dir), MEASURE)

@@ -1,0 +1,53 @@
+"""A calibrated run's measurements (``solver.measure_rounds``,
+:mod:`lightning_genenv.coevolution.calibrated_measure`) read back from its ``calibration_measure.jsonl``:
+:func:`measured` gives each measure's figures, :func:`measured_table` one row per measured run.
+
+The figures are recomputed from the measured tasks, never read from the run's summary. Deliberately left out:
+grouping runs into settings (the rows name each run's α, ``d₀`` and seed) and the paired comparisons, which the
+claims make (:mod:`lightning_genenv.report.claims_measured`).
+"""
+
+from __future__ import annotations
+
+from lightning_genenv.coevolution.calibrated_measure import MEASURES, summarize
+from lightning_genenv.jsonl import read_jsonl_strict
+from lightning_genenv.report.calibrated_run import ERROR, CalibratedRun, measure_file
+from lightning_genenv.report.calibration import BAR, EPS
+
+
+def measured(run: CalibratedRun) -> dict[str, dict]:
+    """Each measure's figures (:func:`~lightning_genenv.coevolution.calibrated_measure.summarize`), in
+    :data:`MEASURES` order; empty for a run that was not measured."""
+    found = measure_file(run.path)
+    if found is None:
+        return {}
+    rows = read_jsonl_strict(found)
+    unknown = {r.get("measure") for r in rows} - set(MEASURES)
+    if unknown:
+        raise SystemExit(f"{found}: unknown measure {sorted(map(str, unknown))} (known: {', '.join(MEASURES)})")
+    return {m: summarize([r for r in rows if r["measure"] == m], run.alpha)
+            for m in MEASURES if any(r["measure"] == m for r in rows)}
+
+
+def _cell(f: dict | None) -> str:
+    if not f or f["p_bar"] is None:
+        return "–"
+    return f"{f['p_bar']:.3f}" + ("" if f["se"] is None else f" ± {f['se']:.3f}") + f" ({f['tasks']})"
+
+
+def measured_table(runs: list[CalibratedRun]) -> str:
+    """One row per measured run: α, ``d₀`` (and its step), seed, the last epoch's ``|p̄ − α|``, each measure's
+    ``p̄`` ± its standard error (its valid tasks), the end draw's ``|p̄ − α|`` and whether it is within the bar."""
+    rows = ["| α | d₀ | seed | \\|p̄ − α\\|, last epoch | " + " | ".join(f"{m}: p̄ ± SE (tasks)" for m in MEASURES)
+            + " | \\|p̄ − α\\|, end-draw | within 0.1 |", "|---|---|---|---|" + "---|" * len(MEASURES) + "---|---|"]
+    for run in runs:
+        figures = measured(run)
+        if not figures:
+            continue
+        end = figures.get("end-draw", {}).get("error")
+        d0 = f"{run.d0:g}" + (f" (+{run.d0_step:g} an epoch)" if run.d0_step else "")
+        rows.append(f"| {run.alpha:g} | {d0} | {run.seed} | {run.epochs[-1][ERROR]:.3f} | "
+                    + " | ".join(_cell(figures.get(m)) for m in MEASURES)
+                    + f" | {'–' if end is None else format(end, '.3f')} | "
+                    + f"{'–' if end is None else ('yes' if end <= BAR + EPS else 'no')} |")
+    return "\n".join(rows) if len(rows) > 2 else ""
