@@ -29,6 +29,12 @@ def measured(run: CalibratedRun) -> dict[str, dict]:
             for m in MEASURES if any(r["measure"] == m for r in rows)}
 
 
+def upper_error(figures: dict) -> float:
+    """The upper end of a measure's 95% interval of ``|p̄ − α|``: ``|p̄ − α| + 1.96 SE`` (normal approximation; the
+    interval of ``p̄`` is ``p̄ ± 1.96 SE``, and its farthest point from α is that far)."""
+    return figures["error"] + 1.96 * figures["se"]
+
+
 def _cell(f: dict | None) -> str:
     if not f or f["p_bar"] is None:
         return "–"
@@ -37,9 +43,11 @@ def _cell(f: dict | None) -> str:
 
 def measured_table(runs: list[CalibratedRun]) -> str:
     """One row per measured run: α, ``d₀`` (and its step), seed, the last epoch's ``|p̄ − α|``, each measure's
-    ``p̄`` ± its standard error (its valid tasks), the end draw's ``|p̄ − α|`` and whether it is within the bar."""
+    ``p̄`` ± its standard error (its valid tasks), the end draw's ``|p̄ − α|``, its upper 95% bound
+    (:func:`upper_error`) and whether the estimate is within the bar."""
     rows = ["| α | d₀ | seed | \\|p̄ − α\\|, last epoch | " + " | ".join(f"{m}: p̄ ± SE (tasks)" for m in MEASURES)
-            + " | \\|p̄ − α\\|, end-draw | within 0.1 |", "|---|---|---|---|" + "---|" * len(MEASURES) + "---|---|"]
+            + " | \\|p̄ − α\\|, end-draw | its upper 95% bound | within 0.1 |",
+            "|---|---|---|---|" + "---|" * len(MEASURES) + "---|---|---|"]
     for run in runs:
         figures = measured(run)
         if not figures:
@@ -49,5 +57,6 @@ def measured_table(runs: list[CalibratedRun]) -> str:
         rows.append(f"| {run.alpha:g} | {d0} | {run.seed} | {run.epochs[-1][ERROR]:.3f} | "
                     + " | ".join(_cell(figures.get(m)) for m in MEASURES)
                     + f" | {'–' if end is None else format(end, '.3f')} | "
+                    + f"{'–' if end is None else format(upper_error(figures['end-draw']), '.3f')} | "
                     + f"{'–' if end is None else ('yes' if end <= BAR + EPS else 'no')} |")
     return "\n".join(rows) if len(rows) > 2 else ""
