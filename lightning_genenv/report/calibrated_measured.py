@@ -9,6 +9,8 @@ claims make (:mod:`lightning_genenv.report.claims_measured`).
 
 from __future__ import annotations
 
+import math
+
 from lightning_genenv.coevolution.calibrated_measure import MEASURES, summarize
 from lightning_genenv.jsonl import read_jsonl_strict
 from lightning_genenv.report.calibrated_run import ERROR, CalibratedRun, measure_file
@@ -31,8 +33,9 @@ def measured(run: CalibratedRun) -> dict[str, dict]:
 
 def upper_error(figures: dict) -> float:
     """The upper end of a measure's 95% interval of ``|p̄ − α|``: ``|p̄ − α| + 1.96 SE`` (normal approximation; the
-    interval of ``p̄`` is ``p̄ ± 1.96 SE``, and its farthest point from α is that far)."""
-    return figures["error"] + 1.96 * figures["se"]
+    interval of ``p̄`` is ``p̄ ± 1.96 SE``, and its farthest point from α is that far); infinite without an SE (one
+    cluster)."""
+    return figures["error"] + 1.96 * figures["se"] if figures["se"] is not None else math.inf
 
 
 def _cell(f: dict | None) -> str:
@@ -53,10 +56,11 @@ def measured_table(runs: list[CalibratedRun]) -> str:
         if not figures:
             continue
         end = figures.get("end-draw", {}).get("error")
+        upper = "–" if end is None else format(upper_error(figures["end-draw"]), ".3f").replace("inf", "–")
         d0 = f"{run.d0:g}" + (f" (+{run.d0_step:g} an epoch)" if run.d0_step else "")
         rows.append(f"| {run.alpha:g} | {d0} | {run.seed} | {run.epochs[-1][ERROR]:.3f} | "
                     + " | ".join(_cell(figures.get(m)) for m in MEASURES)
                     + f" | {'–' if end is None else format(end, '.3f')} | "
-                    + f"{'–' if end is None else format(upper_error(figures['end-draw']), '.3f')} | "
+                    + f"{upper} | "
                     + f"{'–' if end is None else ('yes' if end <= BAR + EPS else 'no')} |")
     return "\n".join(rows) if len(rows) > 2 else ""

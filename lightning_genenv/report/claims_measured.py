@@ -1,8 +1,9 @@
 """The calibrated solver's measured figures (``solver.measure_rounds``; RESULTS.md "Calibrated solver") as
 :class:`~lightning_genenv.report.claim.Claim` values, recomputed from the archived runs
-``docs/results/calibrated-measured/nm-*``: the nearest-α replay of ``calibrated-shaped/np-*``, run again with the
-simulator measured before its first epoch and after its last (4 rounds). Left out: the runs' per-epoch tables and
-measure rows, which ``bench/calibration_table.py`` prints.
+``docs/results/calibrated-measured/``: ``nm-*``, the nearest-α replay of ``calibrated-shaped/np-*`` run again with the
+simulator measured before its first epoch and after its last (4 rounds), and ``nu-*``, the same never trained
+(``curriculum=random``). Left out: the runs' per-epoch tables and measure rows, which ``bench/calibration_table.py``
+prints.
 """
 
 from __future__ import annotations
