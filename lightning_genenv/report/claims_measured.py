@@ -2,8 +2,8 @@
 :class:`~lightning_genenv.report.claim.Claim` values, recomputed from the archived runs
 ``docs/results/calibrated-measured/``: ``nm-*``, the nearest-α replay of ``calibrated-shaped/np-*`` run again with the
 simulator measured before its first epoch and after its last (4 rounds), and ``nu-*``, the same never trained
-(``curriculum=random``). Left out: the runs' per-epoch tables and measure rows, which ``bench/calibration_table.py``
-prints.
+(``curriculum=random``), and ``nl-*``, ``nm-*`` with the rate decaying to 0 at α = 0.8. Left out: the runs'
+per-epoch tables and measure rows, which ``bench/calibration_table.py`` prints.
 """
 
 from __future__ import annotations
@@ -95,6 +95,14 @@ def drift(run: str) -> Callable[[Path], str]:
     return compute
 
 
+def drifts(stem: str, tag: str = "a08-d369") -> Callable[[Path], str]:
+    """Each seed's ``|p̄ − p̄'|``, ``p̄`` of its last epoch and ``p̄'`` of its ``end-draw`` measure after its last
+    update: how far that update and the draw moved it, ``a / b / c``."""
+    return lambda root: " / ".join(
+        f"{abs(measured(r)['end-draw']['p_bar'] - r.epochs[-1]['curriculum/p_hat_mean']):.2f}"
+        for r in _runs(root, *seed_runs(f"{stem}-{tag}")))
+
+
 def move_error(root: Path) -> str:
     """The moving target's run: ``|p̄ − α|`` at its last epoch and measured after it (``end-draw``)."""
     (r,) = _runs(root, MOVE)
@@ -126,6 +134,12 @@ _PAIRS = (("end-base", "start", "nm-grpo", "nm-grpo", "−0.231 [−0.338, −0.
           ("end-base", "end-base", "nm-grpo", "nu-random", "−0.274 [−0.392, −0.155]"))
 _DRIFT, _MOVE, _SAME = "0.81 → 0.46 (SE 0.03)", "0.115; measured 0.060", "10 of 10"
 _WALLS = "826 s against 680 s"
+# the rate decaying to 0 over the run (nl-*, alpha 0.8 only): end-draw |p-bar - alpha|, start p-bar, end-base p-bar;
+# each seed's drift from its last epoch, and the constant rate's; nl - nm end-draw, 3 pairs
+_LINEAR = ("0.135 / 0.128 / 0.050", "0.427 / 0.410 / 0.434", "0.944 / 0.847 / 0.894")
+_DRIFTS = (("nl-grpo", "0.01 / 0.03 / 0.06"), ("nm-grpo", "0.35 / 0.06 / 0.12"))
+_LINEAR_PAIR = "−0.070 [−0.506, +0.366]"
+_LINEAR_ROW = "| α = 0.8, d₀ = 3.69, measured, rate decaying to 0 |"
 
 
 def _row(tag: str) -> str:
@@ -159,6 +173,17 @@ MEASURED_CLAIMS: tuple[Claim, ...] = (
           move_error, ((R, f"**{_MOVE}**"),), f"{DATA}/{MOVE}"),
     Claim("calibrated solver, measured: runs whose epochs equal the unmeasured np-* run's", _SAME, same_epochs,
           ((R, f"**{_SAME}**"),), f"{DATA}/nm-*, {RESULTS}/{SHAPED}/np-*"),
+    *(Claim(f"calibrated solver, measured, nl-grpo-a08-d369: {what}", value,
+            measure_values("a08-d369", measure, figure, stem="nl-grpo"), ((R, _LINEAR_ROW),), f"{DATA}/nl-grpo-*")
+      for (what, measure, figure), value in zip((("|p-bar - alpha| after the last epoch", "end-draw", "error"),
+                                                ("p-bar before the first epoch", "start", "p_bar"),
+                                                ("p-bar of the trained base-seed weights", "end-base", "p_bar")),
+                                               _LINEAR)),
+    *(Claim(f"calibrated solver, measured, {stem}-a08-d369: |end-draw p-bar - epoch-10 p-bar| per seed", value,
+            drifts(stem), ((R, f"**{value}**"),), f"{DATA}/{stem}-a08-d369-s*") for stem, value in _DRIFTS),
+    Claim("calibrated solver, measured, alpha 0.8: end-draw |p-bar - alpha|, rate decaying - constant, 3 pairs",
+          _LINEAR_PAIR, paired_measures("end-draw", "end-draw", ("a08-d369",), "nl-grpo", "nm-grpo"),
+          ((R, f"**{_LINEAR_PAIR}**"),), f"{DATA}/nl-grpo-*, {DATA}/nm-grpo-a08-d369-*"),
     Claim("calibrated solver: median wall time of a measured run and of an unmeasured one, beside a second run",
           _WALLS, median_walls, ((B, f"**{_WALLS}**"),),
           f"{DATA}/*/summary.json, {RESULTS}/{SHAPED}/np-*/summary.json"),
