@@ -2,7 +2,7 @@
 :class:`~lightning_genenv.report.claim.Claim` values, recomputed from the archived runs
 ``docs/results/calibrated-measured/``: ``nm-*``, the nearest-α replay of ``calibrated-shaped/np-*`` run again with the
 simulator measured before its first epoch and after its last (4 rounds), and ``nu-*``, the same never trained
-(``curriculum=random``), and ``nl-*``, ``nm-*`` with the rate decaying to 0 at α = 0.8. Left out: the runs'
+(``curriculum=random``), and ``nl-*``, the ``nm-*`` setting with the rate decaying to 0, at α = 0.8. Left out: the runs'
 per-epoch tables and measure rows, which ``bench/calibration_table.py`` prints.
 """
 
