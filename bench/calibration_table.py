@@ -66,10 +66,11 @@ def main(argv: list[str] | None = None) -> str:
     parser.add_argument("--metric", default="curriculum/p_hat_abs_error")
     parser.add_argument("--summary", action="store_true", help="one row per setting over its seeds, with the bar")
     args = parser.parse_args(argv)
-    measured = measured_table([read_run(run) for run in args.runs])
+    runs = [read_run(run) for run in args.runs]
+    measured = measured_table(runs)
     measured = [f"Measured (solver.measure_rounds):\n\n{measured}\n"] if measured else []
     if args.summary:
-        text = "\n\n".join([summary_table([read_run(run) for run in args.runs]), *measured])
+        text = "\n\n".join([summary_table(runs), *measured])
         print(text)
         return text
     out = [table(run) for run in args.runs] + measured
