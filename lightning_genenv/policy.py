@@ -179,6 +179,18 @@ class PolicyModule(L.LightningModule):
     def trainable_parameters(self) -> list[torch.nn.Parameter]:
         return [p for p in self.model.parameters() if p.requires_grad]
 
+    def trainable_state(self) -> list[torch.Tensor]:
+        """A copy of the trainable weights (the LoRA adapter, or with full fine-tuning the whole model), on their
+        device, for :meth:`load_trainable`."""
+        return [p.detach().clone() for p in self.trainable_parameters()]
+
+    def load_trainable(self, state: list[torch.Tensor]) -> None:
+        """The trainable weights set to ``state`` (:meth:`trainable_state`); an engine that follows this policy
+        needs a sync after it."""
+        with torch.no_grad():
+            for p, saved in zip(self.trainable_parameters(), state, strict=True):
+                p.copy_(saved)
+
     def configure_optimizers(self):
         # Built once: the simulator's trainer is re-entered every epoch and must keep Adam's moments.
         if self._optimizer is None:

@@ -111,7 +111,7 @@ class SimulatorModule(PolicyModule):
             self.log_dict({**log, "sim/kl_cap_hit": 1.0}, on_step=True, on_epoch=False, batch_size=n)
             return None  # skip this step; on_train_batch_start skips the rest of the epoch
         self.steps_this_epoch += 1
-        self._step = (batch, init, logp.detach(), [p.detach().clone() for p in self.trainable_parameters()])
+        self._step = (batch, init, logp.detach(), self.trainable_state())
         self.log_dict({**log, "sim/kl_cap_hit": 0.0}, on_step=True, on_epoch=False, batch_size=n)
         return loss
 
@@ -139,9 +139,7 @@ class SimulatorModule(PolicyModule):
             self.last_kl = kl
             self.log_dict(log, on_step=True, on_epoch=False, batch_size=logp.size(0))
             return
-        with torch.no_grad():
-            for p, old in zip(self.trainable_parameters(), before):
-                p.copy_(old)
+        self.load_trainable(before)
         self.steps_this_epoch -= 1
         if over_total:
             self.kl_exceeded = True

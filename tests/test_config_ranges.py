@@ -57,6 +57,7 @@ VALID = {
     ("solver.d0_step", "0"): "a fixed target (the default)",
     ("solver.d0_step", "-1"): "a target that gets easier each epoch",
     ("solver.measure_rounds", "0"): "no measurement (the default)",
+    ("solver.select_last", "0"): "the state after the last update (the default)",
 }
 
 
@@ -73,7 +74,7 @@ CASES = [(key, name, yaml) for key, tp in NUMERIC for name, yaml in [*PROBES.ite
 
 
 def test_the_walk_covers_every_numeric_key():
-    assert len(NUMERIC) == 82 and len(CASES) == 5 * 82
+    assert len(NUMERIC) == 84 and len(CASES) == 5 * 84
     print(f"{len(NUMERIC)} numeric keys, {len(CASES)} values tried, {len(VALID)} valid by the allow-list")
     assert set(VALID) <= {(key, name) for key, name, _ in CASES}  # no stale entry
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 import train
-from lightning_genenv.coevolution.calibrated_measure import summarize
+from lightning_genenv.coevolution.calibrated_measure import nearest_state, summarize
 from lightning_genenv.config import ConfigError, compose
 from lightning_genenv.difficulty import digits, operations
 from lightning_genenv.solver import CalibratedSolver, success_probability
@@ -83,6 +83,10 @@ def test_the_config_refuses_what_a_calibrated_run_cannot_do():
         compose(["model=tiny", "solver.measure_rounds=2"])
     with pytest.raises(ConfigError, match="solver.measure_rounds"):
         compose(["model=tiny", "solver=calibrated", "solver.measure_rounds=-1"])
+    with pytest.raises(ConfigError, match="solver.select_last=3 measures the simulator against the calibrated"):
+        compose(["model=tiny", "solver.select_last=3"])
+    with pytest.raises(ConfigError, match="solver.select_rounds"):
+        compose(["model=tiny", "solver=calibrated", "solver.select_rounds=0"])
 
 
 def test_a_measure_is_summarized_over_its_valid_tasks_each_seed_of_each_round_one_cluster():
@@ -162,3 +166,42 @@ def test_measuring_the_simulator_leaves_the_run_as_it_was(tiny_sft_dir, tmp_path
     assert list(summary) == ["start", "end-base", "end-draw"]
     assert summary["end-draw"] == summarize(by["end-draw"], 0.5)
     assert "measured" not in json.loads((plain / "summary.json").read_text())
+
+
+@pytest.mark.slow
+def test_selecting_a_state_leaves_the_epochs_and_ends_with_the_nearest(tiny_sft_dir, tmp_path):
+    """solver.select_last=2: the epochs are those of the same run without it; the last two states each write on the
+    same draws (select_rounds 1 of 3 seeds, 4 candidates), the summary names the one nearest alpha, and the end
+    measures follow the selection."""
+    plain, selected = tmp_path / "plain", tmp_path / "selected"
+    train.main(_tiny_calibrated(tiny_sft_dir, tmp_path, plain))
+    train.main(_tiny_calibrated(tiny_sft_dir, tmp_path, selected, "solver.select_last=2", "solver.select_rounds=1",
+                                "solver.measure_rounds=1"))
+    assert (selected / "calibration_tasks.jsonl").read_text() == (plain / "calibration_tasks.jsonl").read_text()
+    rows = [json.loads(line) for line in (selected / "calibration_measure.jsonl").read_text().splitlines()]
+    assert [r["measure"] for r in rows] == sorted((r["measure"] for r in rows), key=["start", "select", "end-base",
+                                                                                        "end-draw"].index)
+    chosen = [r for r in rows if r["measure"] == "select"]
+    states = sorted({r["state"] for r in chosen})
+    summary = json.loads((selected / "summary.json").read_text())
+    assert states == [1, 2] == list(range(1, summary["simulator_epochs"] + 1))
+    assert [(r["round"], r["seed"]) for r in chosen if r["state"] == 1] == \
+        [(r["round"], r["seed"]) for r in chosen if r["state"] == 2] and len(chosen) == 2 * 3 * 4
+    assert summary["selected"]["state"] == nearest_state(chosen, 0.5) and summary["selected"]["last"] == 2
+    assert summary["selected"]["states"]["select-1"] == summarize([r for r in chosen if r["state"] == 1], 0.5)
+    assert list(summary["measured"]) == ["start", "end-base", "end-draw"]
+
+
+def test_the_nearest_state_is_the_one_whose_tasks_sit_nearest_alpha():
+    def row(state, k=None):
+        return {"measure": "select", "state": state, "round": 0, "seed": "a", "valid": k is not None,
+                **({"k": k, "n": 4, "p": 0.5} if k is not None else {})}
+
+    rows = [row(8, 4), row(8, 4), row(9, 1), row(9, 2), row(10, 0), row(10, 0)]  # p-bar 1, 0.375, 0
+    assert nearest_state(rows, 0.3) == 9
+    assert nearest_state(rows, 0.9) == 8
+    assert nearest_state([row(8, 2), row(9, 2)], 0.5) == 9  # equals: the latest
+    assert nearest_state([row(8, 0), row(9)], 0.5) == 8  # no valid task: never chosen
+    assert nearest_state([row(8), row(9)], 0.5) == 9  # none has one: the latest
+    with pytest.raises(ValueError, match="no select lines"):
+        nearest_state([], 0.5)

@@ -13,6 +13,8 @@ The run directory gets ``config.yaml``, ``run_record.json``, ``tb/calibration`` 
 ``calibration_tasks.jsonl`` (every valid task: its id, the seed it was written from, its question, ``d``, success
 probability and ``k``), ``summary.json`` and, with ``solver.measure_rounds``, ``calibration_measure.jsonl`` (the
 simulator measured before the first epoch and after the last, :mod:`.calibrated_measure`; its figures in the summary).
+With ``solver.select_last`` S the run keeps the simulator's trainable weights after each of its last S updates and
+ends with the state that writes nearest ``α`` (:func:`select_state`), before the end measures and the export.
 
 Deliberately left out: the agent (no agent model is loaded), resuming (a run is minutes long: start it again),
 data parallelism (one process), validation and checkpoints.
@@ -28,7 +30,7 @@ from pathlib import Path
 from lightning.fabric.utilities.seed import seed_everything
 
 from lightning_genenv.batch_layout import epoch_seed
-from lightning_genenv.coevolution.calibrated_measure import SimulatorMeasure, summarize
+from lightning_genenv.coevolution.calibrated_measure import SELECT, SimulatorMeasure, nearest_state, summarize
 from lightning_genenv.coevolution.curriculum import epoch_p_bars, score_tasks
 from lightning_genenv.coevolution.results import LatestResults, family_results
 from lightning_genenv.coevolution.seed_draw import draw_seeds
@@ -99,8 +101,9 @@ def run_calibrated(cfg, run_dir: Path, start: float) -> Path:
     objective, shaping = make_objective(sim_cfg, cur), Shaping.from_config(sim_cfg)
     logger = make_logger(cfg.logger.name, run_dir, "calibration", cfg.logger.offline)
     env_pool, history, measured = [], [], []
-    measure = SimulatorMeasure(source, solver, dm.base, cfg) if s.measure_rounds else None
-    if measure is not None:
+    states: dict[int, list] = {}  # update count -> the trainable weights after it, the last solver.select_last
+    measure = SimulatorMeasure(source, solver, dm.base, cfg) if s.measure_rounds or s.select_last else None
+    if s.measure_rounds:
         measured += _measured(run_dir, measure.start(), cur.alpha)
     with open(run_dir / "calibration.jsonl", "w") as curves, open(run_dir / "calibration_tasks.jsonl", "w") as tasks:
         for epoch in range(cfg.trainer.max_epochs):
@@ -123,6 +126,9 @@ def run_calibrated(cfg, run_dir: Path, start: float) -> Path:
             if trainer is not None and scored.sim_records:
                 metrics.update(updates.update(scored.sim_records, scored.off_target))
                 engine.sync()
+                if s.select_last:
+                    states[updates.epochs] = simulator.trainable_state()
+                    states.pop(updates.epochs - s.select_last, None)
             metrics["time/simulator_update"] = time.perf_counter() - t0
             logger.log_metrics(metrics, step=epoch)
             curves.write(json.dumps({"epoch": epoch, **metrics}) + "\n")
@@ -134,26 +140,51 @@ def run_calibrated(cfg, run_dir: Path, start: float) -> Path:
             tasks.flush()  # each epoch's lines survive a run stopped later
             history.append(metrics)
             print(epoch_line(epoch, cfg.trainer.max_epochs, metrics), flush=True)
-    if measure is not None:
+    selected = select_state(run_dir, simulator, engine, measure, states, env_pool, cur.alpha) if states else None
+    if s.measure_rounds:
         measured += _measured(run_dir, measure.end(env_pool), cur.alpha)
     close_loggers(logger, trainer.logger if trainer is not None else None)
     if cfg.trainer.save_hf and trainer is not None:
         export_hf(cfg.model, cfg.model.simulator, simulator.model, tokenizer, run_dir / "final" / "simulator")
     summary = {"wall_time_s": round(time.perf_counter() - start, 1), "epochs": len(history),
                "simulator_epochs": updates.epochs, "first": history[0] if history else {},
-               "last": history[-1] if history else {}, **({"measured": dict(measured)} if measured else {})}
+               "last": history[-1] if history else {}, **({"measured": dict(measured)} if measured else {}),
+               **({"selected": selected} if selected else {})}
     (run_dir / "summary.json").write_text(json.dumps(summary, indent=2))
     print(f"run directory: {run_dir}  ({summary['wall_time_s']} s)", flush=True)
     return run_dir
 
 
+def select_state(run_dir: Path, simulator, engine, measure: SimulatorMeasure, states: dict[int, list],
+                 env_pool: list, alpha: float) -> dict:
+    """``solver.select_last``: each kept state (update count -> trainable weights) writes its ``select`` tasks, and
+    the simulator is left with the one nearest ``α`` (:func:`~.calibrated_measure.nearest_state`); returns the
+    chosen update count and each state's figures."""
+    rows = []
+    for k, weights in states.items():
+        simulator.load_trainable(weights)
+        engine.sync()
+        rows += measure.candidate(env_pool, k)
+    chosen = nearest_state(rows, alpha)
+    simulator.load_trainable(states[chosen])
+    engine.sync()
+    figures = dict(_measured(run_dir, rows, alpha))
+    print(f"selected: the state after {chosen} of {max(states)} updates", flush=True)
+    return {"state": chosen, "last": max(states), "states": figures}
+
+
+def _label(row: dict) -> str:
+    return f"{SELECT}-{row['state']}" if row["measure"] == SELECT else row["measure"]
+
+
 def _measured(run_dir: Path, rows: list[dict], alpha: float) -> list[tuple[str, dict]]:
-    """A measurement's lines appended to ``calibration_measure.jsonl``; its figures per measure, each printed."""
+    """A measurement's lines appended to ``calibration_measure.jsonl``; its figures per measure (a candidate
+    state's as ``select-<updates>``), each printed."""
     with open(run_dir / "calibration_measure.jsonl", "a") as out:
         out.writelines(json.dumps(r) + "\n" for r in rows)
     figures = []
-    for name in dict.fromkeys(r["measure"] for r in rows):
-        f = summarize([r for r in rows if r["measure"] == name], alpha)
+    for name in dict.fromkeys(map(_label, rows)):
+        f = summarize([r for r in rows if _label(r) == name], alpha)
         figures.append((name, f))
         p_bar, se = f["p_bar"], f["se"]
         print(f"measured ({name}): p-bar {'-' if p_bar is None else format(p_bar, '.3f')}"

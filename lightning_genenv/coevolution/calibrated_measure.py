@@ -9,6 +9,13 @@ and after the last it writes R epochs' worth of tasks that nothing learns from, 
 One epoch's ``p̄`` comes from ``data.seeds_per_epoch`` × ``simulator.num_variations`` tasks, too few to tell a
 simulator 0.1 from ``α`` from one on it (docs/RESULTS.md); R rounds measure one state R times as many.
 
+With ``solver.select_last`` S > 0 the run ends with one of its last S states (after its last S updates), chosen
+before the end measures: each writes on the same ``solver.select_rounds`` draws of the run's rule (``select``,
+drawn apart from ``end-draw``'s, with the same sampling and solver seeds for every state, so the states are compared
+on common random numbers), and :func:`nearest_state` takes the one whose ``p̄`` lies nearest ``α``. The end measures
+then read the chosen state on draws it was not chosen on: early stopping on a validation measure, whose tasks cost
+S × ``select_rounds`` epochs' worth of the solver's attempts beyond training.
+
 Each written task is a line of ``calibration_measure.jsonl`` (valid or not; for a valid one its ``d``, success
 probability, ``k`` and ``n``); :func:`summarize` turns one measure's lines into ``p̄``, ``|p̄ − α|`` and its
 standard error, each seed of each round one cluster of candidates.
@@ -30,7 +37,9 @@ from lightning_genenv.metrics import mean
 from lightning_genenv.report.stats import clustered_se
 
 MEASURES = ("start", "end-base", "end-draw")
+SELECT = "select"  # a candidate state's measure (solver.select_last); its lines carry the state's update count
 MEASURE_EPOCHS = 900_000  # a measurement's sampling seed: epoch_seed(seed, MEASURE_EPOCHS + i), past any real epoch
+_SEED_INDEX = {**{m: i for i, m in enumerate(MEASURES)}, SELECT: len(MEASURES)}
 
 
 class SimulatorMeasure:
@@ -46,18 +55,29 @@ class SimulatorMeasure:
 
     def end(self, env_pool: list) -> list[dict]:
         """The two end measures; ``env_pool``: the run's ``D_env``, which the draws replay from."""
-        cfg, epochs = self.cfg, self.cfg.trainer.max_epochs
-        draws = [draw_seeds(self.base, env_pool, epochs, cfg.data.seeds_per_epoch, cfg.simulator, cfg.curriculum,
-                            cfg.agent.num_generations, random.Random(f"measure:{cfg.data.seed}:{r}"))
-                 for r in range(self.rounds)]
+        epochs = self.cfg.trainer.max_epochs
         return [*self._measure("end-base", [Seeds(list(self.base), [])] * self.rounds, epochs - 1),
-                *self._measure("end-draw", draws, epochs - 1)]
+                *self._measure("end-draw", self._draws(env_pool, "measure", self.rounds), epochs - 1)]
+
+    def candidate(self, env_pool: list, state: int) -> list[dict]:
+        """The ``select`` lines of the simulator's current weights, its state after ``state`` updates: the same
+        draws, sampling seeds and solver stream for every state."""
+        rows = self._measure(SELECT, self._draws(env_pool, SELECT, self.cfg.solver.select_rounds),
+                             self.cfg.trainer.max_epochs - 1)
+        return [{**r, "state": state} for r in rows]
+
+    def _draws(self, env_pool: list, tag: str, rounds: int) -> list[Seeds]:
+        """``rounds`` seed draws of the run's rule as the epoch after the last would draw them, each from its own
+        RNG (``tag``, the data seed, the round)."""
+        cfg = self.cfg
+        return [draw_seeds(self.base, env_pool, cfg.trainer.max_epochs, cfg.data.seeds_per_epoch, cfg.simulator,
+                           cfg.curriculum, cfg.agent.num_generations, random.Random(f"{tag}:{cfg.data.seed}:{r}"))
+                for r in range(rounds)]
 
     def _measure(self, name: str, rounds: list[Seeds], solver_epoch: int) -> list[dict]:
         rows = []
         for r, seeds in enumerate(rounds):
-            seed_everything(epoch_seed(self.cfg.seed, MEASURE_EPOCHS + MEASURES.index(name) * 1000 + r),
-                            verbose=False)
+            seed_everything(epoch_seed(self.cfg.seed, MEASURE_EPOCHS + _SEED_INDEX[name] * 1000 + r), verbose=False)
             new = self.source.new_tasks(seeds, MEASURE_EPOCHS, random.Random(0))
             attempts = self.solver.attempt([t.task for t in new.valid()], solver_epoch, f":{name}:{r}")
             scored = iter(zip(attempts.groups, attempts.difficulties, attempts.probabilities))
@@ -85,3 +105,17 @@ def summarize(rows: list[dict], alpha: float) -> dict[str, float]:
             "success_probability_mean": mean([r["p"] for r in valid]) if valid else None,
             "valid_rate": len(valid) / len(rows) if rows else None, "tasks": len(valid), "written": len(rows),
             "clusters": len(clusters)}
+
+
+def nearest_state(rows: list[dict], alpha: float) -> int:
+    """Of the states in ``select`` lines (each line's ``state``), the one whose valid tasks' ``p̄`` lies nearest
+    ``α``; the latest of equals. A state with no valid task is never chosen unless no state has one."""
+    states = sorted({r["state"] for r in rows}, reverse=True)
+    if not states:
+        raise ValueError("no select lines to choose a state from")
+
+    def error(state: int) -> float:
+        found = summarize([r for r in rows if r["state"] == state], alpha)["error"]
+        return float("inf") if found is None else found
+
+    return min(states, key=error)  # min keeps the first of equals: the latest state

@@ -310,13 +310,21 @@ class SolverConfig:
     # learns from, on the base seeds and (at the end) on the run's own seed draws, and the solver attempts them:
     # p-bar measured R times as closely as one epoch measures it (lightning_genenv/coevolution/calibrated_measure.py)
     measure_rounds: int = 0
+    # S > 0: the run ends with whichever of the simulator's states after its last S updates writes nearest alpha,
+    # each state measured on the same select_rounds draws of the run's seed rule, apart from the end measures'
+    # (lightning_genenv/coevolution/calibrated_measure.py); 0: the state after the last update
+    select_last: int = 0
+    select_rounds: int = 2  # rounds of an epoch's tasks each candidate state writes for select_last
 
     def __post_init__(self):
         within("solver", self, d0="[-1e6, 1e6]", slope="(0, 1000]", d0_step="[-1e6, 1e6]",
-               measure_rounds=f"[0, {MAX_COUNT}]")
-        check(self.measure_rounds == 0 or self.name == "calibrated",
-              f"solver.measure_rounds={self.measure_rounds} measures the simulator against the calibrated solver; "
-              f"set solver=calibrated (experiment=calibrated) or solver.measure_rounds=0")
+               measure_rounds=f"[0, {MAX_COUNT}]", select_last=f"[0, {MAX_COUNT}]",
+               select_rounds=f"[1, {MAX_COUNT}]")
+        for key in ("measure_rounds", "select_last"):
+            value = getattr(self, key)
+            check(value == 0 or self.name == "calibrated",
+                  f"solver.{key}={value} measures the simulator against the calibrated solver; "
+                  f"set solver=calibrated (experiment=calibrated) or solver.{key}=0")
         if self.name == "calibrated":  # the difficulty function imports now, or the config is refused in one line
             from lightning_genenv.reward_funcs import RewardFuncError, load_reward_func
 
