@@ -12,7 +12,8 @@ over ``--epochs`` with its 95% interval over the pairs (:func:`lightning_genenv.
 the difficulty level where the setting's reward peaks (:mod:`lightning_genenv.report.calibration`). Either way, the
 runs measured with ``solver.measure_rounds`` get a table of their measurements, one row each: the simulator before
 the first epoch and after the last, with each ``p̄``'s standard error
-(:mod:`lightning_genenv.report.calibrated_measured`).
+(:mod:`lightning_genenv.report.calibrated_measured`), and those that chose their end state with
+``solver.select_last`` a table of the candidate states.
 
 Deliberately left out: plots (TensorBoard shows ``tb/calibration``).
 """
@@ -24,7 +25,7 @@ import statistics
 from pathlib import Path
 
 from lightning_genenv.jsonl import read_jsonl_strict
-from lightning_genenv.report.calibrated_measured import measured_table
+from lightning_genenv.report.calibrated_measured import measured_table, selection_table
 from lightning_genenv.report.calibrated_run import curves_file, read_run
 from lightning_genenv.report.calibration import BAR, EPS, summary_table
 from lightning_genenv.report.stats import paired_difference
@@ -69,6 +70,8 @@ def main(argv: list[str] | None = None) -> str:
     runs = [read_run(run) for run in args.runs]
     measured = measured_table(runs)
     measured = [f"Measured (solver.measure_rounds):\n\n{measured}\n"] if measured else []
+    selected = selection_table(runs)
+    measured += [f"Selected (solver.select_last):\n\n{selected}\n"] if selected else []
     if args.summary:
         text = "\n\n".join([summary_table(runs), *measured])
         print(text)

@@ -249,6 +249,13 @@ def test_a_measured_run_gets_a_row_of_its_measures_recomputed_from_its_measured_
     assert ("| 0.2 | 5 | 2 | 0.150 | 0.750 ± 0.250 (2) | 0.250 ± 0.000 (2) | 0.250 ± 0.144 (3) | 0.050 | 0.333 | yes |"
             in text.splitlines())
     assert sum(line.startswith("| 0.2 | 5 |") for line in text.splitlines()) == 1  # the plain run has no row
+    assert "Selected" not in text  # no state was selected
+    selected = [{**row("select", 0, "a", k), "state": state} for state, k in ((9, 2), (9, 1), (10, 6), (10, None))]
+    with gzip.open(tmp_path / "m" / "calibration_measure.jsonl.gz", "wt") as f:
+        f.writelines(json.dumps(r) + "\n" for r in rows + selected)
+    text = load_bench_script("calibration_table").main(["--summary", str(tmp_path / "m")]).splitlines()
+    # state 9: p-bar (0.25 + 0.125) / 2, one cluster (no SE); state 10: 0.75 of one valid task; alpha 0.2: 9 chosen
+    assert "| 0.2 | 5 | 2 | 10: 0.750 (1) | 9: 0.188 (2) | 9 of 10 |" in text
     with gzip.open(tmp_path / "m" / "calibration_measure.jsonl.gz", "wt") as f:
         f.write(json.dumps({**rows[0], "measure": "middle"}) + "\n")
     with pytest.raises(SystemExit, match="unknown measure \\['middle'\\]"):
@@ -327,10 +334,11 @@ def test_the_archived_summary_is_the_archived_runs_summary(name, at_least):
     setting, and for measured runs one row per run (bench/calibration_table.py --summary)."""
     from pathlib import Path
 
-    from lightning_genenv.report.calibrated_measured import measured_table
+    from lightning_genenv.report.calibrated_measured import measured_table, selection_table
 
     folder = Path(__file__).resolve().parents[1] / "docs" / "results" / name
     runs = [read_run(p) for p in sorted(p for p in folder.iterdir() if p.is_dir())]
     stored = [ln for ln in (folder / "summary.md").read_text(encoding="utf-8").splitlines() if ln.startswith("|")]
-    tables = summary_table(runs).splitlines() + measured_table(runs).splitlines()
+    tables = [*summary_table(runs).splitlines(), *measured_table(runs).splitlines(),
+              *selection_table(runs).splitlines()]
     assert len(runs) >= at_least and stored == [ln for ln in tables if ln]

@@ -1,6 +1,8 @@
 """A calibrated run's measurements (``solver.measure_rounds``,
 :mod:`lightning_genenv.coevolution.calibrated_measure`) read back from its ``calibration_measure.jsonl``:
-:func:`measured` gives each measure's figures, :func:`measured_table` one row per measured run.
+:func:`measured` gives each measure's figures, :func:`measured_table` one row per measured run; with
+``solver.select_last``, :func:`selection` the candidate states' figures and the one chosen, :func:`selection_table`
+one row per such run.
 
 The figures are recomputed from the measured tasks, never read from the run's summary. Deliberately left out:
 grouping runs into settings (the rows name each run's α, ``d₀`` and seed) and the paired comparisons, which the
@@ -11,7 +13,7 @@ from __future__ import annotations
 
 import math
 
-from lightning_genenv.coevolution.calibrated_measure import MEASURES, summarize
+from lightning_genenv.coevolution.calibrated_measure import MEASURES, SELECT, nearest_state, summarize
 from lightning_genenv.jsonl import read_jsonl_strict
 from lightning_genenv.report.calibrated_run import ERROR, CalibratedRun, measure_file
 from lightning_genenv.report.calibration import BAR, EPS
@@ -20,15 +22,33 @@ from lightning_genenv.report.calibration import BAR, EPS
 def measured(run: CalibratedRun) -> dict[str, dict]:
     """Each measure's figures (:func:`~lightning_genenv.coevolution.calibrated_measure.summarize`), in
     :data:`MEASURES` order; empty for a run that was not measured."""
-    found = measure_file(run.path)
-    if found is None:
-        return {}
-    rows = read_jsonl_strict(found)
-    unknown = {r.get("measure") for r in rows} - set(MEASURES)
-    if unknown:
-        raise SystemExit(f"{found}: unknown measure {sorted(map(str, unknown))} (known: {', '.join(MEASURES)})")
+    rows = _rows(run)
     return {m: summarize([r for r in rows if r["measure"] == m], run.alpha)
             for m in MEASURES if any(r["measure"] == m for r in rows)}
+
+
+def selection(run: CalibratedRun) -> dict | None:
+    """``solver.select_last``: the state the run ended with (``state``, recomputed by
+    :func:`~lightning_genenv.coevolution.calibrated_measure.nearest_state`), the last one (``last``) and each
+    candidate state's figures (``states``, by update count); None for a run that selected none."""
+    rows = [r for r in _rows(run) if r["measure"] == SELECT]
+    if not rows:
+        return None
+    states = sorted({r["state"] for r in rows})
+    return {"state": nearest_state(rows, run.alpha), "last": states[-1],
+            "states": {k: summarize([r for r in rows if r["state"] == k], run.alpha) for k in states}}
+
+
+def _rows(run: CalibratedRun) -> list[dict]:
+    found = measure_file(run.path)
+    if found is None:
+        return []
+    rows = read_jsonl_strict(found)
+    known = (*MEASURES, SELECT)
+    unknown = {r.get("measure") for r in rows} - set(known)
+    if unknown:
+        raise SystemExit(f"{found}: unknown measure {sorted(map(str, unknown))} (known: {', '.join(known)})")
+    return rows
 
 
 def upper_error(figures: dict) -> float:
@@ -64,3 +84,21 @@ def measured_table(runs: list[CalibratedRun]) -> str:
                     + f"{upper} | "
                     + f"{'–' if end is None else ('yes' if end <= BAR + EPS else 'no')} |")
     return "\n".join(rows) if len(rows) > 2 else ""
+
+
+def selection_table(runs: list[CalibratedRun]) -> str:
+    """One row per run that selected its end state: α, ``d₀``, seed, each candidate state's ``p̄`` ± SE (its valid
+    tasks), latest first, and the state chosen."""
+    chosen = [(run, selection(run)) for run in runs]
+    chosen = [(run, sel) for run, sel in chosen if sel is not None]
+    if not chosen:
+        return ""
+    width = max(len(sel["states"]) for _, sel in chosen)
+    rows = ["| α | d₀ | seed | " + " | ".join(["last state"] + [f"{i} before" for i in range(1, width)])
+            + " | chosen (of the updates) |", "|---|---|---|" + "---|" * width + "---|"]
+    for run, sel in chosen:
+        cells = [f"{k}: {_cell(sel['states'][k])}" for k in sorted(sel["states"], reverse=True)]
+        d0 = f"{run.d0:g}" + (f" (+{run.d0_step:g} an epoch)" if run.d0_step else "")
+        rows.append(f"| {run.alpha:g} | {d0} | {run.seed} | " + " | ".join(cells + ["–"] * (width - len(cells)))
+                    + f" | {sel['state']} of {sel['last']} |")
+    return "\n".join(rows)
