@@ -19,7 +19,7 @@ and a metric) and duplicates across ranks (each rank compares the generations it
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Callable
 
 from lightning_genenv.answer_check import check_answer
@@ -64,12 +64,15 @@ def write_tasks(engine: RolloutEngine, tokenizer, seeds: list[Task], examples_fo
                 alpha: float | None = None, in_band_width: float | None = None) -> list[GeneratedTask]:
     """``num_variations`` (default ``sim_cfg.num_variations``) generations per seed, as records.
     ``results_for(family)`` gives the agent's recent results that the prompt is conditioned on (``alpha`` and
-    ``in_band_width``, the curriculum config's, are then required: :func:`~lightning_genenv.prompts.results_text`)."""
+    ``in_band_width``, the curriculum config's, are then required: :func:`~lightning_genenv.prompts.results_text`);
+    with ``sim_cfg.result_tasks`` false, their success rate alone (no solved or failed task)."""
     n = num_variations or sim_cfg.num_variations
     shown = {}  # per seed: the tasks its prompt shows, which a generation may copy
     prompts = []
     for s in seeds:
         examples, results = examples_for(s), results_for(s.family)
+        if results is not None and not sim_cfg.result_tasks:
+            results = replace(results, solved=None, unsolved=None)
         history = [results.solved, results.unsolved] if results is not None else []
         shown[s.id] = [s, *examples, *(t for t in history if t is not None)]
         prompts.append(encode_chat(tokenizer, simulator_messages(s, examples, results, alpha, in_band_width,

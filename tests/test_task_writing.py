@@ -16,7 +16,7 @@ from tests.fakes import CharTok, ScriptedEngine, char_ids
 from tests.samples import QA_SEED, TOOL_SEED
 
 SIM_CFG = SimpleNamespace(num_variations=2, temperature=0.8, top_p=0.9, max_completion_length=48,
-                          difficulty_hint=True, reject_near_duplicates=False, check_answers=False)
+                          difficulty_hint=True, reject_near_duplicates=False, check_answers=False, result_tasks=True)
 ROME = 'What is the weather in Rome?","call":{"name":"get_weather","arguments":{"city":"Rome"}}}'
 LIMA = 'What is the capital of Peru?","answer":"Lima"}'
 
@@ -94,6 +94,29 @@ def test_the_difficulty_hint_changes_the_prompt_and_nothing_else(rate):
     assert (on == off) == (rate == 0.5)
     strip = lambda rs: [dataclasses.replace(r, prompt_ids=None) for r in rs]  # noqa: E731
     assert strip(runs[True][1]) == strip(runs[False][1])
+
+
+def test_result_tasks_off_shows_the_success_rate_alone():
+    """simulator.result_tasks=false: the prompt's results keep their rate and drop the solved and failed tasks, which
+    then count for nothing in the near-duplicate check either (the prompt no longer shows them)."""
+    lima = dataclasses.replace(QA_SEED, id="qa-lima", question="What is the capital of Peru?", answer="Lima")
+    results = FamilyResults(family=QA_SEED.family, success_rate=0.4, attempts=8, solved=lima, unsolved=None)
+    runs = {}
+    for shown in (True, False):
+        engine = ScriptedEngine([[LIMA]])
+        cfg = SimpleNamespace(**{**vars(SIM_CFG), "num_variations": 1, "result_tasks": shown,
+                                 "reject_near_duplicates": True})
+        records = write_tasks(engine, CharTok(), [QA_SEED], lambda s: [], cfg, 1, Counter(),
+                              results_for=lambda family: results, alpha=0.5, in_band_width=0.1)
+        (prompts, _, _), = engine.calls
+        runs[shown] = "".join(map(chr, prompts[0])), records
+    (on, (copied,)), (off, (kept,)) = runs[True], runs[False]
+    assert "A task it solved:" in on and "capital of Peru" in on
+    assert "A task it solved:" not in off and "capital of Peru" not in off and "recently solved 40% of 8" in off
+    bare = dataclasses.replace(results, solved=None)
+    assert off == "".join(map(chr, _ids(simulator_messages(QA_SEED, [], bare, 0.5, 0.1, difficulty_hint=True),
+                                        simulator_prefix(QA_SEED))))
+    assert copied.reason == "near_duplicate" and kept.reason is None  # what the prompt showed is what counts
 
 
 @pytest.mark.parametrize("rate", [0.75, 0.25])

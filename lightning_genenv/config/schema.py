@@ -158,6 +158,9 @@ class SimulatorConfig:
     # a frozen agent neither setting moved p-hat toward alpha (RESULTS.md), and the default run's agent
     # gain is measured with it
     difficulty_hint: bool = True
+    # the agent's recent results in the prompt show, beside the family's success rate, a task it solved and one it
+    # failed (the family's first of the latest epoch, the same in every prompt of an epoch); false: the rate alone
+    result_tasks: bool = True
     # a generation whose answer equals a task its prompt showed (or an earlier one of the epoch) and whose
     # question rewords it is invalid (near_duplicate): never attempted, trained on or imitated (novelty.py)
     reject_near_duplicates: bool = True

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Callable
 
 from lightning_genenv.jsonl import read_jsonl_strict
-from lightning_genenv.report.calibrated_measured import measured, upper_error
+from lightning_genenv.report.calibrated_measured import measured, selection, upper_error
 from lightning_genenv.report.calibrated_run import CalibratedRun, read_run, tasks_file
 from lightning_genenv.report.calibrated_views import SHAPED, seed_runs
 from lightning_genenv.report.calibration import BAR, EPS
@@ -70,20 +70,20 @@ def paired_measures(a: str, b: str, tags: tuple[str, ...] = TARGETS, a_stem: str
     return compute
 
 
-def same_epochs(root: Path) -> str:
-    """Of the measured runs, those whose every epoch is the archived unmeasured run's of the same setting and seed
-    (``calibrated-shaped/np-*``): its tasks, and every metric that run logged but the timings (the measured runs
-    log ``sim/seed_replay_target`` as well, added after those runs): ``N of M``."""
-    names = [*(run for tag in TARGETS for run in seed_runs(f"nm-grpo-{tag}")), MOVE]
+def same_epochs(stem: str = "nm", folder: str = SHAPED, earlier: str = "np") -> Callable[[Path], str]:
+    """Of ``stem``'s 10 measured runs, those whose every epoch is the archived run's of the same setting and seed in
+    ``folder`` named ``earlier``: its tasks, and every metric that run logged but the timings (the measured runs
+    log ``sim/seed_replay_target`` as well, added after the ``np-*`` runs): ``N of M``."""
+    names = [*(run for tag in TARGETS for run in seed_runs(f"{stem}-grpo-{tag}")), f"{stem}-grpo-move-a05-d43-s0"]
 
-    def same(name: str) -> bool:
-        runs = [root / RESULTS / folder / run for folder, run in ((MEASURED, name), (SHAPED, "np" + name[2:]))]
+    def same(root: Path, name: str) -> bool:
+        runs = [root / RESULTS / f / run for f, run in ((MEASURED, name), (folder, earlier + name[len(stem):]))]
         (new, old) = (read_run(r).epochs for r in runs)
         untimed = [{k: v for k, v in e.items() if not k.startswith("time/") and "per_second" not in k} for e in old]
         return (len(new) == len(old) and all({k: n.get(k) for k in o} == o for n, o in zip(new, untimed))
                 and read_jsonl_strict(tasks_file(runs[0])) == read_jsonl_strict(tasks_file(runs[1])))
 
-    return f"{sum(map(same, names))} of {len(names)}"
+    return lambda root: f"{sum(same(root, name) for name in names)} of {len(names)}"
 
 
 def drift(run: str) -> Callable[[Path], str]:
@@ -103,19 +103,30 @@ def drifts(stem: str, tag: str = "a08-d369") -> Callable[[Path], str]:
         for r in _runs(root, *seed_runs(f"{stem}-{tag}")))
 
 
-def move_error(root: Path) -> str:
+def move_error(stem: str = "nm-grpo") -> Callable[[Path], str]:
     """The moving target's run: ``|p̄ − α|`` at its last epoch and measured after it (``end-draw``)."""
-    (r,) = _runs(root, MOVE)
-    return f"{r.epochs[-1]['curriculum/p_hat_mean_error']:.3f}; measured {measured(r)['end-draw']['error']:.3f}"
+    def compute(root: Path) -> str:
+        (r,) = _runs(root, f"{stem}-move-a05-d43-s0")
+        return f"{r.epochs[-1]['curriculum/p_hat_mean_error']:.3f}; measured {measured(r)['end-draw']['error']:.3f}"
+    return compute
 
 
-def median_walls(root: Path) -> str:
-    """The median wall time of the 10 measured runs and of the 10 unmeasured ``np-*`` ones: ``a s against b s``."""
-    def median(folder: str, stem: str) -> float:
+def chosen_states(tag: str, stem: str = "ns-grpo") -> Callable[[Path], str]:
+    """``solver.select_last``: the state each seed's run ended with, of its updates: ``a / b / c`` of ``n``."""
+    def compute(root: Path) -> str:
+        picked = [selection(r) for r in _runs(root, *seed_runs(f"{stem}-{tag}"))]
+        return " / ".join(str(p["state"]) for p in picked) + f" of {picked[0]['last']}"
+    return compute
+
+
+def median_walls(new: tuple[str, str] = (MEASURED, "nm-grpo"), old: tuple[str, str] = (SHAPED, "np-grpo")
+                 ) -> Callable[[Path], str]:
+    """The median wall time of the 10 runs of ``new`` (folder, stem) and of ``old``'s: ``a s against b s``."""
+    def median(root: Path, folder: str, stem: str) -> float:
         names = [*(run for tag in TARGETS for run in seed_runs(f"{stem}-{tag}")), f"{stem}-move-a05-d43-s0"]
         return statistics.median(json.loads((root / RESULTS / folder / n / "summary.json").read_text())["wall_time_s"]
                                  for n in names)
-    return f"{median(MEASURED, 'nm-grpo'):,.0f} s against {median(SHAPED, 'np-grpo'):,.0f} s"
+    return lambda root: f"{median(root, *new):,.0f} s against {median(root, *old):,.0f} s"
 
 
 DATA = f"{RESULTS}/{MEASURED}"
@@ -170,8 +181,8 @@ MEASURED_CLAIMS: tuple[Claim, ...] = (
     Claim("calibrated solver, measured, α = 0.8 seed 0: p-bar at epoch 10 and after its last update", _DRIFT,
           drift("nm-grpo-a08-d369-s0"), ((R, f"**{_DRIFT}**"),), f"{DATA}/nm-grpo-a08-d369-s0"),
     Claim("calibrated solver, measured: the moving target, |p-bar - alpha| at epoch 10 and measured", _MOVE,
-          move_error, ((R, f"**{_MOVE}**"),), f"{DATA}/{MOVE}"),
-    Claim("calibrated solver, measured: runs whose epochs equal the unmeasured np-* run's", _SAME, same_epochs,
+          move_error(), ((R, f"**{_MOVE}**"),), f"{DATA}/{MOVE}"),
+    Claim("calibrated solver, measured: runs whose epochs equal the unmeasured np-* run's", _SAME, same_epochs(),
           ((R, f"**{_SAME}**"),), f"{DATA}/nm-*, {RESULTS}/{SHAPED}/np-*"),
     *(Claim(f"calibrated solver, measured, nl-grpo-a08-d369: {what}", value,
             measure_values("a08-d369", measure, figure, stem="nl-grpo"), ((R, _LINEAR_ROW),), f"{DATA}/nl-grpo-*")
@@ -185,6 +196,6 @@ MEASURED_CLAIMS: tuple[Claim, ...] = (
           _LINEAR_PAIR, paired_measures("end-draw", "end-draw", ("a08-d369",), "nl-grpo", "nm-grpo"),
           ((R, f"**{_LINEAR_PAIR}**"),), f"{DATA}/nl-grpo-*, {DATA}/nm-grpo-a08-d369-*"),
     Claim("calibrated solver: median wall time of a measured run and of an unmeasured one, beside a second run",
-          _WALLS, median_walls, ((B, f"**{_WALLS}**"),),
+          _WALLS, median_walls(), ((B, f"**{_WALLS}**"),),
           f"{DATA}/*/summary.json, {RESULTS}/{SHAPED}/np-*/summary.json"),
 )
