@@ -18,7 +18,7 @@ from pathlib import Path
 
 import yaml
 
-from lightning_genenv.config.schema import CurriculumConfig, DataConfig, SimulatorConfig
+from lightning_genenv.config.schema import CurriculumConfig, DataConfig, SimulatorConfig, SolverConfig
 from lightning_genenv.jsonl import read_jsonl_strict
 from lightning_genenv.rewards import ENV_REWARDS
 
@@ -56,6 +56,8 @@ class CalibratedRun:
     seed_replay_gain: float  # ... nearest alpha moved against the last epoch's error by it (0: alpha itself)
     reward_unsolved: float | None  # the simulator's reward of a task with p-hat 0 (None: R_env(0))
     reward_solved: float | None  # ... and of one with p-hat 1 (None: R_env(1))
+    result_tasks: bool  # its prompt shows a solved and a failed task beside the success rate (simulator.result_tasks)
+    select_last: int  # the run ends with the nearest of its last this many states (solver.select_last; 0: the last)
     seed: int
     slope: float  # the solver's
     attempts: int  # the solver's attempts at each task (agent.num_generations)
@@ -74,7 +76,7 @@ class CalibratedRun:
         replay = ((self.seed_replay, self.seed_replay_epochs, self.seed_replay_pick, self.seed_replay_gain)
                   if self.seed_replay else (0.0, 0, "", 0.0))
         return (self.trained, *trained, *replay, self.alpha, self.d0, self.d0_step, self.attempts,
-                *self.writing(), self.temperature)
+                *self.writing(), self.temperature, self.result_tasks, self.select_last if self.trained else 0)
 
     def writing(self) -> tuple[int, int, int]:
         """(seeds, candidates, generations a step) an epoch; the calibrated preset's as (0, 0, 0), so that the
@@ -152,6 +154,8 @@ def read_run(path: str | Path) -> CalibratedRun:
                                                                             SimulatorConfig.seed_replay_gain)),
                              reward_unsolved=_reward(config["simulator"].get("reward_unsolved")),
                              reward_solved=_reward(config["simulator"].get("reward_solved")),
+                             result_tasks=bool(config["simulator"].get("result_tasks", SimulatorConfig.result_tasks)),
+                             select_last=int(solver.get("select_last", SolverConfig.select_last)),
                              seed=int(config["seed"]), slope=float(solver["slope"]),
                              attempts=int(config["agent"]["num_generations"]),
                              env_reward=str(curriculum["env_reward"]), beta=float(curriculum["beta"]),

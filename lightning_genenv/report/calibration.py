@@ -116,6 +116,8 @@ class Setting:
         writing += f", {batch} a step" if candidates and batch != SimulatorConfig.batch_size else ""
         if first.temperature != SimulatorConfig.temperature:
             writing += f", written at temperature {first.temperature:g}"
+        writing += "" if first.result_tasks else ", success rate alone in the prompt"
+        writing += f", the nearest of the last {first.select_last} states" if first.trained and first.select_last else ""
         return f"{who}, α = {first.alpha:g}, d₀ = {first.d0:g}{moving}{attempts}{writing}"
 
     def first(self) -> list[float]:

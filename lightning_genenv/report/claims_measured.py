@@ -70,11 +70,14 @@ def paired_measures(a: str, b: str, tags: tuple[str, ...] = TARGETS, a_stem: str
     return compute
 
 
-def same_epochs(stem: str = "nm", folder: str = SHAPED, earlier: str = "np") -> Callable[[Path], str]:
-    """Of ``stem``'s 10 measured runs, those whose every epoch is the archived run's of the same setting and seed in
-    ``folder`` named ``earlier``: its tasks, and every metric that run logged but the timings (the measured runs
-    log ``sim/seed_replay_target`` as well, added after the ``np-*`` runs): ``N of M``."""
-    names = [*(run for tag in TARGETS for run in seed_runs(f"{stem}-grpo-{tag}")), f"{stem}-grpo-move-a05-d43-s0"]
+def same_epochs(stem: str = "nm", folder: str = SHAPED, earlier: str = "np", tags: tuple[str, ...] = TARGETS,
+                move: bool = True) -> Callable[[Path], str]:
+    """Of ``stem``'s measured runs at ``tags`` (3 seeds each) and the moving target, those whose every epoch is the
+    archived run's of the same setting and seed in ``folder`` named ``earlier``: its tasks, and every metric that run
+    logged but the timings (the measured runs log ``sim/seed_replay_target`` as well, added after the ``np-*``
+    runs): ``N of M``."""
+    names = [*(run for tag in tags for run in seed_runs(f"{stem}-grpo-{tag}")),
+             *([f"{stem}-grpo-move-a05-d43-s0"] if move else [])]
 
     def same(root: Path, name: str) -> bool:
         runs = [root / RESULTS / f / run for f, run in ((MEASURED, name), (folder, earlier + name[len(stem):]))]
