@@ -14,15 +14,27 @@ Left out: the runs' per-epoch tables, which ``bench/calibration_table.py`` print
 
 from __future__ import annotations
 
+import statistics
 from pathlib import Path
 from typing import Callable
 
-from lightning_genenv.report.calibrated_measured import selection
+from lightning_genenv.report.calibrated_measured import measured, selection
 from lightning_genenv.report.calibrated_prompt import archived_slope
 from lightning_genenv.report.calibrated_run import read_run
 from lightning_genenv.report.calibrated_views import SHAPED, seed_runs
 from lightning_genenv.report.claim import RESULTS, Claim, R
-from lightning_genenv.report.claims_measured import MEASURED, measure_values, same_epochs
+from lightning_genenv.report.claims_measured import (
+    MEASURED,
+    TARGETS,
+    drifts,
+    measure_values,
+    measured_within,
+    move_error,
+    paired_measures,
+    same_epochs,
+)
+from lightning_genenv.report.claims_runs import ci
+from lightning_genenv.report.stats import paired_difference
 
 DATA = f"{RESULTS}/{MEASURED}"
 SELECTED = seed_runs("ns-grpo-a08-d369")
@@ -38,11 +50,40 @@ def candidate_states(run: str) -> Callable[[Path], str]:
     return compute
 
 
+def spread_pairs(stem: str, other: str = "nm-grpo", first: int = 5) -> Callable[[Path], str]:
+    """The standard deviation of each run's epoch ``p̄`` over epochs ``first``-10 (how far one epoch's tasks swing),
+    ``stem``'s minus ``other``'s, paired by target and seed over the 9 runs, with its 95% interval."""
+    def spreads(root: Path, name: str) -> list[float]:
+        runs = [read_run(root / DATA / run) for tag in TARGETS for run in seed_runs(f"{name}-{tag}")]
+        return [statistics.stdev(e["curriculum/p_hat_mean"] for e in r.epochs[first - 1:]) for r in runs]
+    return lambda root: ci(paired_difference(spreads(root, stem), spreads(root, other)))
+
+
+def once_per_alpha(stem: str = "nur-random", measure: str = "end-draw") -> Callable[[Path], str]:
+    """``stem``'s seed-0 run at each of the bar's targets: ``measure``'s ``|p̄ − α|``, ``a / b / c`` (α 0.2, 0.5,
+    0.8)."""
+    return lambda root: " / ".join(f"{measured(read_run(root / DATA / f'{stem}-{tag}-s0'))[measure]['error']:.3f}"
+                                   for tag in TARGETS)
+
+
 _SLOPES = (((SHAPED, MEASURED), ("",), "+0.24 (SE 0.017), 1,836 transitions in 204 runs", "every archived run"),
            ((SHAPED,), ("untrained",), "+0.24 (SE 0.029), 243 transitions in 27 runs", "never trained, no replay"))
 _CANDIDATES = ("0.490 / 0.473 / 0.484, chose 10", "0.799 / 0.756 / 0.732, chose 10",
                "0.621 / 0.638 / 0.545, chose 9")
 _NS_SAME, _NS_END = "3 of 3", "0.342 / 0.000 / 0.170"  # epochs equal to nm's; end-draw |p-bar - alpha|
+
+# the success rate alone (nr-*): per target, end-draw |p-bar - alpha|, its gap to epoch 10 (nr; nm), end-base p-bar
+# (nr; nm)
+_RATE_ALONE = {"a02": ("0.181 / 0.012 / 0.063", "0.00 / 0.04 / 0.14", "0.15 / 0.06 / 0.13", "0.841 / 0.684 / 0.802", "0.512 / 0.674 / 0.578"),
+               "a05": ("0.052 / 0.053 / 0.105", "0.02 / 0.09 / 0.05", "0.03 / 0.01 / 0.03", "0.405 / 0.325 / 0.326", "0.395 / 0.459 / 0.476"),
+               "a08-d369": ("0.029 / 0.085 / 0.163", "0.01 / 0.02 / 0.09", "0.35 / 0.06 / 0.12", "0.747 / 0.755 / 0.626", "0.478 / 0.776 / 0.729")}
+_NR_WITHIN, _NR_MOVE, _NUR = "6 of 9", "0.068; measured 0.152", "0.199 / 0.361 / 0.339"
+_NR_PAIRS = ("−0.010 [−0.110, +0.090]", "−0.026 [−0.052, −0.001]")  # nr - nm: end-draw |p-bar - alpha|; SD of epoch p-bar over epochs 5-10
+_TAGS = {"a02": "α = 0.2, d₀ = 5", "a05": "α = 0.5, d₀ = 2", "a08-d369": "α = 0.8, d₀ = 3.69"}
+
+
+def _rate_row(tag: str) -> str:
+    return f"| {_TAGS[tag]}, rate alone |"
 
 
 PROMPT_CLAIMS: tuple[Claim, ...] = (
@@ -58,4 +99,27 @@ PROMPT_CLAIMS: tuple[Claim, ...] = (
           f"{DATA}/ns-*, {DATA}/nm-grpo-a08-d369-*"),
     Claim("calibrated solver, ns-* at alpha 0.8: |p-bar - alpha| of the chosen state's end draw", _NS_END,
           measure_values("a08-d369", "end-draw", stem="ns-grpo"), ((R, f"**{_NS_END}**"),), f"{DATA}/ns-*"),
+    *(claim for tag, (error, gap, gap_shown, base, base_shown) in _RATE_ALONE.items() for claim in (
+        Claim(f"calibrated solver, rate alone, {tag}: end-draw |p-bar - alpha|", error,
+              measure_values(tag, "end-draw", stem="nr-grpo"), ((R, _rate_row(tag)),), f"{DATA}/nr-grpo-{tag}-s*"),
+        Claim(f"calibrated solver, rate alone, {tag}: |end-draw p-bar - epoch-10 p-bar|", gap, drifts("nr-grpo", tag),
+              ((R, _rate_row(tag)),), f"{DATA}/nr-grpo-{tag}-s*"),
+        Claim(f"calibrated solver, tasks shown, {tag}: |end-draw p-bar - epoch-10 p-bar|", gap_shown,
+              drifts("nm-grpo", tag), ((R, _rate_row(tag)),), f"{DATA}/nm-grpo-{tag}-s*"),
+        Claim(f"calibrated solver, rate alone, {tag}: end-base p-bar", base,
+              measure_values(tag, "end-base", "p_bar", stem="nr-grpo"), ((R, _rate_row(tag)),),
+              f"{DATA}/nr-grpo-{tag}-s*"),
+        Claim(f"calibrated solver, tasks shown, {tag}: end-base p-bar", base_shown,
+              measure_values(tag, "end-base", "p_bar"), ((R, _rate_row(tag)),), f"{DATA}/nm-grpo-{tag}-s*"))),
+    Claim("calibrated solver, rate alone: runs whose end draw is within 0.1 of alpha", _NR_WITHIN,
+          measured_within("nr-grpo"), ((R, f"**{_NR_WITHIN}**"),), f"{DATA}/nr-grpo-*"),
+    Claim("calibrated solver, rate alone: the moving target, |p-bar - alpha| at epoch 10 and measured", _NR_MOVE,
+          move_error("nr-grpo"), ((R, f"**{_NR_MOVE}**"),), f"{DATA}/nr-grpo-move-a05-d43-s0"),
+    Claim("calibrated solver, rate alone, never trained seed 0: end-draw |p-bar - alpha| at alpha 0.2, 0.5, 0.8",
+          _NUR, once_per_alpha(), ((R, f"**{_NUR}**"),), f"{DATA}/nur-random-*"),
+    Claim("calibrated solver: end-draw |p-bar - alpha|, rate alone - tasks shown, 9 pairs", _NR_PAIRS[0],
+          paired_measures("end-draw", "end-draw", a_stem="nr-grpo", b_stem="nm-grpo"), ((R, f"**{_NR_PAIRS[0]}**"),),
+          f"{DATA}/nr-grpo-*, {DATA}/nm-grpo-*"),
+    Claim("calibrated solver: SD of epoch p-bar over epochs 5-10, rate alone - tasks shown, 9 pairs", _NR_PAIRS[1],
+          spread_pairs("nr-grpo"), ((R, f"**{_NR_PAIRS[1]}**"),), f"{DATA}/nr-grpo-*, {DATA}/nm-grpo-*"),
 )
