@@ -58,6 +58,11 @@ def upper_error(figures: dict) -> float:
     return figures["error"] + 1.96 * figures["se"] if figures["se"] is not None else math.inf
 
 
+def _d0(run: CalibratedRun) -> str:
+    """A run's ``d₀``, and its step when the target moves."""
+    return f"{run.d0:g}" + (f" (+{run.d0_step:g} an epoch)" if run.d0_step else "")
+
+
 def _cell(f: dict | None) -> str:
     if not f or f["p_bar"] is None:
         return "–"
@@ -77,8 +82,7 @@ def measured_table(runs: list[CalibratedRun]) -> str:
             continue
         end = figures.get("end-draw", {}).get("error")
         upper = "–" if end is None else format(upper_error(figures["end-draw"]), ".3f").replace("inf", "–")
-        d0 = f"{run.d0:g}" + (f" (+{run.d0_step:g} an epoch)" if run.d0_step else "")
-        rows.append(f"| {run.alpha:g} | {d0} | {run.seed} | {run.epochs[-1][ERROR]:.3f} | "
+        rows.append(f"| {run.alpha:g} | {_d0(run)} | {run.seed} | {run.epochs[-1][ERROR]:.3f} | "
                     + " | ".join(_cell(figures.get(m)) for m in MEASURES)
                     + f" | {'–' if end is None else format(end, '.3f')} | "
                     + f"{upper} | "
@@ -98,7 +102,6 @@ def selection_table(runs: list[CalibratedRun]) -> str:
             + " | chosen (of the updates) |", "|---|---|---|" + "---|" * width + "---|"]
     for run, sel in chosen:
         cells = [f"{k}: {_cell(sel['states'][k])}" for k in sorted(sel["states"], reverse=True)]
-        d0 = f"{run.d0:g}" + (f" (+{run.d0_step:g} an epoch)" if run.d0_step else "")
-        rows.append(f"| {run.alpha:g} | {d0} | {run.seed} | " + " | ".join(cells + ["–"] * (width - len(cells)))
+        rows.append(f"| {run.alpha:g} | {_d0(run)} | {run.seed} | " + " | ".join(cells + ["–"] * (width - len(cells)))
                     + f" | {sel['state']} of {sel['last']} |")
     return "\n".join(rows)

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Callable
 
 from lightning_genenv.jsonl import read_jsonl_strict
-from lightning_genenv.report.calibrated_measured import measured, selection, upper_error
+from lightning_genenv.report.calibrated_measured import measured, upper_error
 from lightning_genenv.report.calibrated_run import CalibratedRun, read_run, tasks_file
 from lightning_genenv.report.calibrated_views import SHAPED, seed_runs
 from lightning_genenv.report.calibration import BAR, EPS
@@ -31,7 +31,8 @@ def _runs(root: Path, *names: str) -> list[CalibratedRun]:
     return [read_run(root / RESULTS / MEASURED / name) for name in names]
 
 
-def _nine(root: Path, stem: str = "nm-grpo") -> list[CalibratedRun]:
+def nine_runs(root: Path, stem: str = "nm-grpo") -> list[CalibratedRun]:
+    """``stem``'s runs at the bar's three targets, 3 seeds each, in target and seed order."""
     return _runs(root, *(run for tag in TARGETS for run in seed_runs(f"{stem}-{tag}")))
 
 
@@ -46,7 +47,7 @@ def measured_within(stem: str = "nm-grpo", at_least: float | None = None, upper:
     """Of ``stem``'s 9 runs, those whose ``end-draw`` is within the bar of α (``upper``: the upper end of its 95%
     interval is; ``at_least``: it is that far from α or farther, the never-trained half of the bar): ``N of 9``."""
     def compute(root: Path) -> str:
-        figures = [measured(r)["end-draw"] for r in _nine(root, stem)]
+        figures = [measured(r)["end-draw"] for r in nine_runs(root, stem)]
         hits = [f["error"] >= at_least - EPS if at_least is not None
                 else (upper_error(f) if upper else f["error"]) <= BAR + EPS for f in figures]
         return f"{sum(hits)} of {len(hits)}"
@@ -55,7 +56,7 @@ def measured_within(stem: str = "nm-grpo", at_least: float | None = None, upper:
 
 def largest_se(measure: str = "end-draw", stem: str = "nm-grpo") -> Callable[[Path], str]:
     """The largest standard error of ``measure`` over ``stem``'s 9 runs."""
-    return lambda root: f"{max(measured(r)[measure]['se'] for r in _nine(root, stem)):.3f}"
+    return lambda root: f"{max(measured(r)[measure]['se'] for r in nine_runs(root, stem)):.3f}"
 
 
 def paired_measures(a: str, b: str, tags: tuple[str, ...] = TARGETS, a_stem: str = "nm-grpo",
@@ -114,26 +115,17 @@ def move_error(stem: str = "nm-grpo") -> Callable[[Path], str]:
     return compute
 
 
-def chosen_states(tag: str, stem: str = "ns-grpo") -> Callable[[Path], str]:
-    """``solver.select_last``: the state each seed's run ended with, of its updates: ``a / b / c`` of ``n``."""
-    def compute(root: Path) -> str:
-        picked = [selection(r) for r in _runs(root, *seed_runs(f"{stem}-{tag}"))]
-        return " / ".join(str(p["state"]) for p in picked) + f" of {picked[0]['last']}"
-    return compute
-
-
-def median_walls(new: tuple[str, str] = (MEASURED, "nm-grpo"), old: tuple[str, str] = (SHAPED, "np-grpo")
-                 ) -> Callable[[Path], str]:
-    """The median wall time of the 10 runs of ``new`` (folder, stem) and of ``old``'s: ``a s against b s``."""
-    def median(root: Path, folder: str, stem: str) -> float:
+def median_walls(root: Path) -> str:
+    """The median wall time of the 10 measured runs and of the 10 unmeasured ``np-*`` ones: ``a s against b s``."""
+    def median(folder: str, stem: str) -> float:
         names = [*(run for tag in TARGETS for run in seed_runs(f"{stem}-{tag}")), f"{stem}-move-a05-d43-s0"]
         return statistics.median(json.loads((root / RESULTS / folder / n / "summary.json").read_text())["wall_time_s"]
                                  for n in names)
-    return lambda root: f"{median(root, *new):,.0f} s against {median(root, *old):,.0f} s"
+    return f"{median(MEASURED, 'nm-grpo'):,.0f} s against {median(SHAPED, 'np-grpo'):,.0f} s"
 
 
 DATA = f"{RESULTS}/{MEASURED}"
-_TAGS = {"a02": "α = 0.2, d₀ = 5", "a05": "α = 0.5, d₀ = 2", "a08-d369": "α = 0.8, d₀ = 3.69"}
+TARGET_LABELS = {"a02": "α = 0.2, d₀ = 5", "a05": "α = 0.5, d₀ = 2", "a08-d369": "α = 0.8, d₀ = 3.69"}
 # per target, each seed's end-draw |p-bar - alpha| (trained; never trained), the untrained start's p-bar, the end-base's
 _ROWS = {"a02": ("0.056 / 0.077 / 0.102", "0.320 / 0.368 / 0.303", "0.684 / 0.706 / 0.704", "0.512 / 0.674 / 0.578"),
          "a05": ("0.013 / 0.045 / 0.016", "0.363 / 0.351 / 0.340", "0.104 / 0.089 / 0.096", "0.395 / 0.459 / 0.476"),
@@ -157,7 +149,7 @@ _LINEAR_ROW = "| α = 0.8, d₀ = 3.69, measured, rate decaying to 0 |"
 
 
 def _row(tag: str) -> str:
-    return f"| {_TAGS[tag]}, measured |"
+    return f"| {TARGET_LABELS[tag]}, measured |"
 
 
 MEASURED_CLAIMS: tuple[Claim, ...] = (
@@ -199,6 +191,6 @@ MEASURED_CLAIMS: tuple[Claim, ...] = (
           _LINEAR_PAIR, paired_measures("end-draw", "end-draw", ("a08-d369",), "nl-grpo", "nm-grpo"),
           ((R, f"**{_LINEAR_PAIR}**"),), f"{DATA}/nl-grpo-*, {DATA}/nm-grpo-a08-d369-*"),
     Claim("calibrated solver: median wall time of a measured run and of an unmeasured one, beside a second run",
-          _WALLS, median_walls(), ((B, f"**{_WALLS}**"),),
+          _WALLS, median_walls, ((B, f"**{_WALLS}**"),),
           f"{DATA}/*/summary.json, {RESULTS}/{SHAPED}/np-*/summary.json"),
 )

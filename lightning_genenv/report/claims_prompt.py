@@ -24,19 +24,21 @@ from lightning_genenv.report.calibrated_run import read_run
 from lightning_genenv.report.calibrated_views import SHAPED, seed_runs
 from lightning_genenv.report.claim import RESULTS, Claim, R
 from lightning_genenv.report.claims_measured import (
+    DATA,
     MEASURED,
+    TARGET_LABELS,
     TARGETS,
     drifts,
     measure_values,
     measured_within,
     move_error,
+    nine_runs,
     paired_measures,
     same_epochs,
 )
 from lightning_genenv.report.claims_runs import ci
 from lightning_genenv.report.stats import paired_difference
 
-DATA = f"{RESULTS}/{MEASURED}"
 SELECTED = seed_runs("ns-grpo-a08-d369")
 
 
@@ -54,8 +56,8 @@ def spread_pairs(stem: str, other: str = "nm-grpo", first: int = 5) -> Callable[
     """The standard deviation of each run's epoch ``p̄`` over epochs ``first``-10 (how far one epoch's tasks swing),
     ``stem``'s minus ``other``'s, paired by target and seed over the 9 runs, with its 95% interval."""
     def spreads(root: Path, name: str) -> list[float]:
-        runs = [read_run(root / DATA / run) for tag in TARGETS for run in seed_runs(f"{name}-{tag}")]
-        return [statistics.stdev(e["curriculum/p_hat_mean"] for e in r.epochs[first - 1:]) for r in runs]
+        return [statistics.stdev(e["curriculum/p_hat_mean"] for e in r.epochs[first - 1:])
+                for r in nine_runs(root, name)]
     return lambda root: ci(paired_difference(spreads(root, stem), spreads(root, other)))
 
 
@@ -83,11 +85,10 @@ _RATE_ALONE = {"a02": ("0.181 / 0.012 / 0.063", "0.00 / 0.04 / 0.14", "0.15 / 0.
 _NR_WITHIN, _NR_MOVE, _NUR = "6 of 9", "0.068; measured 0.152", "0.199 / 0.361 / 0.339"
 # nr - nm, 9 pairs: end-draw |p-bar - alpha|; the SD of a run's epoch p-bar over epochs 5-10
 _NR_PAIRS = ("−0.010 [−0.110, +0.090]", "−0.026 [−0.052, −0.001]")
-_TAGS = {"a02": "α = 0.2, d₀ = 5", "a05": "α = 0.5, d₀ = 2", "a08-d369": "α = 0.8, d₀ = 3.69"}
 
 
 def _rate_row(tag: str) -> str:
-    return f"| {_TAGS[tag]}, rate alone |"
+    return f"| {TARGET_LABELS[tag]}, rate alone |"
 
 
 PROMPT_CLAIMS: tuple[Claim, ...] = (
