@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import json
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from lightning_genenv.parsing import call_to_json, task_to_simulator_json
@@ -46,6 +46,17 @@ class FamilyResults:
     attempts: int
     solved: Task | None  # a task the agent solved at least once
     unsolved: Task | None  # a task the agent never solved
+    # every task of the epoch solved at least once (never solved), in order; solved (unsolved) is their first
+    solved_all: tuple[Task, ...] = ()
+    unsolved_all: tuple[Task, ...] = ()
+
+    def rotated(self, i: int) -> "FamilyResults":
+        """The results that the family's ``i``-th prompt of an epoch shows: the ``i``-th solved and failed task,
+        cycling (``simulator.result_tasks_pick=rotate``), so that each is shown about equally often. Where the
+        lists are empty, the one ``solved`` and ``unsolved`` task; ``i`` 0 shows those too."""
+        pick = lambda tasks, first: tasks[i % len(tasks)] if tasks else first  # noqa: E731
+        return replace(self, solved=pick(self.solved_all, self.solved), unsolved=pick(self.unsolved_all, self.unsolved))
+
 
 _TOOL_FORMAT = '<tool_call>{"name":"TOOL_NAME","arguments":{"ARGUMENT":"VALUE"}}</tool_call>'
 _ANSWER_FORMAT = "<answer>ANSWER</answer>"

@@ -6,7 +6,7 @@ not; invalid ones carry the parser's reason and are counted in ``invalid``. Task
 (GenEnv-Static, an offline teacher) take the same shape (:func:`static_records`).
 
 Each valid generation's :func:`~lightning_genenv.novelty.novelty` is measured against the tasks its
-prompt showed (seed, examples, the agent's solved and failed task) and the earlier generations of the
+prompt showed (seed, examples, the agent's solved and failed task it showed) and the earlier generations of the
 same call; with ``simulator.reject_near_duplicates`` a near-duplicate is invalid (``"near_duplicate"``):
 not attempted, not trained on, not imitated by the simulator. With ``simulator.check_answers`` so is a task
 whose answer its question determines and contradicts, or whose call names a value its question does not
@@ -65,14 +65,19 @@ def write_tasks(engine: RolloutEngine, tokenizer, seeds: list[Task], examples_fo
     """``num_variations`` (default ``sim_cfg.num_variations``) generations per seed, as records.
     ``results_for(family)`` gives the agent's recent results that the prompt is conditioned on (``alpha`` and
     ``in_band_width``, the curriculum config's, are then required: :func:`~lightning_genenv.prompts.results_text`);
-    with ``sim_cfg.result_tasks`` false, their success rate alone (no solved or failed task)."""
+    with ``sim_cfg.result_tasks`` false, their success rate alone (no solved or failed task); with
+    ``sim_cfg.result_tasks_pick`` rotate, the family's ``i``-th prompt shows its ``i``-th solved and failed task
+    (:meth:`~lightning_genenv.prompts.FamilyResults.rotated`)."""
     n = num_variations or sim_cfg.num_variations
     shown = {}  # per seed: the tasks its prompt shows, which a generation may copy
-    prompts = []
+    prompts, per_family = [], Counter()
     for s in seeds:
         examples, results = examples_for(s), results_for(s.family)
         if results is not None and not sim_cfg.result_tasks:
             results = replace(results, solved=None, unsolved=None)
+        elif results is not None and sim_cfg.result_tasks_pick == "rotate":
+            results = results.rotated(per_family[s.family])
+        per_family[s.family] += 1
         history = [results.solved, results.unsolved] if results is not None else []
         shown[s.id] = [s, *examples, *(t for t in history if t is not None)]
         prompts.append(encode_chat(tokenizer, simulator_messages(s, examples, results, alpha, in_band_width,

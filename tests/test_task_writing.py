@@ -9,6 +9,8 @@ from types import SimpleNamespace
 
 import pytest
 
+from lightning_genenv.config import ConfigError, compose
+from lightning_genenv.parsing import task_to_simulator_json
 from lightning_genenv.prompts import FamilyResults, simulator_messages, simulator_prefix
 from lightning_genenv.rollout import SamplingParams
 from lightning_genenv.task_writing import GeneratedTask, static_records, write_tasks
@@ -16,7 +18,8 @@ from tests.fakes import CharTok, ScriptedEngine, char_ids
 from tests.samples import QA_SEED, TOOL_SEED
 
 SIM_CFG = SimpleNamespace(num_variations=2, temperature=0.8, top_p=0.9, max_completion_length=48,
-                          difficulty_hint=True, reject_near_duplicates=False, check_answers=False, result_tasks=True)
+                          difficulty_hint=True, reject_near_duplicates=False, check_answers=False, result_tasks=True,
+                          result_tasks_pick="first")
 ROME = 'What is the weather in Rome?","call":{"name":"get_weather","arguments":{"city":"Rome"}}}'
 LIMA = 'What is the capital of Peru?","answer":"Lima"}'
 
@@ -119,6 +122,38 @@ def test_result_tasks_off_shows_the_success_rate_alone():
     assert copied.reason == "near_duplicate" and kept.reason is None  # what the prompt showed is what counts
 
 
+@pytest.mark.parametrize("pick", ["first", "rotate"])
+def test_result_tasks_pick_rotate_cycles_each_familys_prompts_through_its_tasks(pick):
+    """simulator.result_tasks_pick=rotate: a family's i-th prompt of the call shows its i-th solved and failed task,
+    cycling, and only what a prompt showed counts in its near-duplicate check; first: every prompt shows the first."""
+    capital = lambda i, q, a: dataclasses.replace(QA_SEED, id=f"qa-{i}", question=q, answer=a)  # noqa: E731
+    solved = (capital(1, "What is the capital of Peru?", "Lima"),
+              capital(2, "What is the capital of Chile?", "Santiago"))
+    failed = (capital(3, "What is the capital of Laos?", "Vientiane"),)
+    results = FamilyResults(QA_SEED.family, 0.4, 8, solved[0], failed[0], solved, failed)
+    seeds = [dataclasses.replace(QA_SEED, id=f"seed-{i}") for i in range(3)] + [TOOL_SEED]
+    written = ['What is the capital of Japan?","answer":"Tokyo"}',
+               'What is the capital of Chile?","answer":"Santiago"}',
+               'What is the capital of Kenya?","answer":"Nairobi"}', ROME]
+    engine = ScriptedEngine([[w] for w in written])
+    cfg = SimpleNamespace(**{**vars(SIM_CFG), "num_variations": 1, "result_tasks_pick": pick,
+                             "reject_near_duplicates": True})
+    records = write_tasks(engine, CharTok(), seeds, lambda s: [], cfg, 1, Counter(),
+                          results_for=lambda family: results if family == QA_SEED.family else None,
+                          alpha=0.5, in_band_width=0.1)
+    (prompts, _, _), = engine.calls
+    texts = ["".join(map(chr, p)) for p in prompts]
+    shown = [0, 1, 0] if pick == "rotate" else [0, 0, 0]
+    for text, i in zip(texts, shown):
+        assert f"A task it solved: {task_to_simulator_json(solved[i])}" in text
+        assert f"A task it solved: {task_to_simulator_json(solved[1 - i])}" not in text
+        assert f"A task it failed: {task_to_simulator_json(failed[0])}" in text
+    assert "A task it solved" not in texts[3]  # another family: no results, and no place in the count
+    # prompt 1 writes a copy of the solved task it showed under rotate, one no prompt showed under first
+    expected = [None, "near_duplicate", None] if pick == "rotate" else [None, None, None]
+    assert [r.reason for r in records[:3]] == expected
+
+
 @pytest.mark.parametrize("rate", [0.75, 0.25])
 def test_in_band_width_moves_the_hint_threshold_and_nothing_else(rate):
     """curriculum.in_band_width: 0.75 is more than 0.1 above alpha = 0.5 (a hint) but not more than 0.3
@@ -207,3 +242,9 @@ def test_generated_task_is_frozen_and_from_json_rejects_unknown_fields():
         record.epoch = 1
     with pytest.raises(TypeError, match="unexpected keyword argument 'extra'"):
         GeneratedTask.from_json({**record.to_json(), "extra": 1})
+
+
+def test_result_tasks_pick_rotate_needs_the_tasks_shown():
+    compose(["simulator.result_tasks_pick=rotate"])  # with the default result_tasks=true: accepted
+    with pytest.raises(ConfigError, match="simulator.result_tasks_pick=rotate picks the tasks the prompt shows"):
+        compose(["simulator.result_tasks=false", "simulator.result_tasks_pick=rotate"])

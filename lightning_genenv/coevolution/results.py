@@ -1,7 +1,8 @@
 """The agent's latest results per task family, which the simulator's prompt is conditioned on.
 
 :func:`family_results` is pure: an epoch's scored groups in, per family the success rate over all
-attempts, the first task solved at least once and the first never solved. :class:`LatestResults`
+attempts, the tasks solved at least once and those never solved (the first of each is the one a prompt shows
+unless ``simulator.result_tasks_pick=rotate``). :class:`LatestResults`
 keeps each family's most recent ones across epochs (a later epoch replaces a family's results) and
 travels in the co-evolution callback's checkpoint state.
 
@@ -19,7 +20,8 @@ from lightning_genenv.tasks import Task
 
 def family_results(groups: list[Group], threshold: float) -> dict[str, FamilyResults]:
     """Per family of ``groups``: its success rate (a completion succeeds at ``threshold``) over all
-    attempts, and its first solved and first unsolved task, in the groups' order."""
+    attempts, and its solved and unsolved tasks, in the groups' order (the first of each as ``solved`` and
+    ``unsolved``)."""
     by_family: dict[str, list[Group]] = {}
     for g in groups:
         by_family.setdefault(g.task.family, []).append(g)
@@ -27,9 +29,10 @@ def family_results(groups: list[Group], threshold: float) -> dict[str, FamilyRes
     for family, gs in by_family.items():
         rates = [success_rate(g.rewards, threshold) for g in gs]
         attempts = sum(len(g.rewards) for g in gs)
+        solved = tuple(g.task for g, p in zip(gs, rates) if p > 0)
+        unsolved = tuple(g.task for g, p in zip(gs, rates) if p == 0)
         out[family] = FamilyResults(family, sum(p * len(g.rewards) for g, p in zip(gs, rates)) / attempts, attempts,
-                                    next((g.task for g, p in zip(gs, rates) if p > 0), None),
-                                    next((g.task for g, p in zip(gs, rates) if p == 0), None))
+                                    solved[0] if solved else None, unsolved[0] if unsolved else None, solved, unsolved)
     return out
 
 
@@ -48,11 +51,15 @@ class LatestResults:
 
     def state_dict(self) -> dict:
         return {f: {"success_rate": r.success_rate, "attempts": r.attempts, "solved": _task_json(r.solved),
-                    "unsolved": _task_json(r.unsolved)} for f, r in self._by_family.items()}
+                    "unsolved": _task_json(r.unsolved), "solved_all": [t.to_dict() for t in r.solved_all],
+                    "unsolved_all": [t.to_dict() for t in r.unsolved_all]} for f, r in self._by_family.items()}
 
     def load_state_dict(self, state: dict) -> None:
         task = lambda d: Task.from_dict(d) if d is not None else None  # noqa: E731
-        self._by_family = {f: FamilyResults(f, r["success_rate"], r["attempts"], task(r["solved"]), task(r["unsolved"]))
+        # a checkpoint without the lists (written before they were kept) loads them empty: each prompt shows the first
+        self._by_family = {f: FamilyResults(f, r["success_rate"], r["attempts"], task(r["solved"]), task(r["unsolved"]),
+                                            tuple(map(Task.from_dict, r.get("solved_all", []))),
+                                            tuple(map(Task.from_dict, r.get("unsolved_all", []))))
                            for f, r in state.items()}
 
 

@@ -159,8 +159,11 @@ class SimulatorConfig:
     # gain is measured with it
     difficulty_hint: bool = True
     # the agent's recent results in the prompt show, beside the family's success rate, a task it solved and one it
-    # failed (the family's first of the latest epoch, the same in every prompt of an epoch); false: the rate alone
+    # failed (of the latest epoch, as result_tasks_pick picks); false: the rate alone
     result_tasks: bool = True
+    # which solved and failed task: first, the family's first of the latest epoch, the same in every prompt of an
+    # epoch; rotate, the prompts of an epoch cycle through all of them, each shown about equally often
+    result_tasks_pick: Literal["first", "rotate"] = "first"
     # a generation whose answer equals a task its prompt showed (or an earlier one of the epoch) and whose
     # question rewords it is invalid (near_duplicate): never attempted, trained on or imitated (novelty.py)
     reject_near_duplicates: bool = True
@@ -232,6 +235,9 @@ class SimulatorConfig:
         check(self.seed_replay_pick == "in_band" or self.seed_replay > 0,
               f"simulator.seed_replay_pick={self.seed_replay_pick} picks the replayed seeds; it needs "
               f"simulator.seed_replay > 0")
+        check(self.result_tasks_pick == "first" or self.result_tasks,
+              f"simulator.result_tasks_pick={self.result_tasks_pick} picks the tasks the prompt shows; it needs "
+              f"simulator.result_tasks=true")
         check(not self.seed_replay_gain or self.seed_replay_pick == "nearest",
               f"simulator.seed_replay_gain={self.seed_replay_gain} moves the point the replayed seeds are picked "
               f"nearest; it needs simulator.seed_replay_pick=nearest")

@@ -57,6 +57,7 @@ class CalibratedRun:
     reward_unsolved: float | None  # the simulator's reward of a task with p-hat 0 (None: R_env(0))
     reward_solved: float | None  # ... and of one with p-hat 1 (None: R_env(1))
     result_tasks: bool  # its prompt shows a solved and a failed task beside the success rate (simulator.result_tasks)
+    result_tasks_pick: str  # ... the family's first of the epoch, or each prompt the next (simulator.result_tasks_pick)
     select_last: int  # the run ends with the nearest of its last this many states (solver.select_last; 0: the last)
     seed: int
     slope: float  # the solver's
@@ -76,7 +77,8 @@ class CalibratedRun:
         replay = ((self.seed_replay, self.seed_replay_epochs, self.seed_replay_pick, self.seed_replay_gain)
                   if self.seed_replay else (0.0, 0, "", 0.0))
         return (self.trained, *trained, *replay, self.alpha, self.d0, self.d0_step, self.attempts,
-                *self.writing(), self.temperature, self.result_tasks, self.select_last if self.trained else 0)
+                *self.writing(), self.temperature, self.result_tasks, self.result_tasks_pick,
+                self.select_last if self.trained else 0)
 
     def writing(self) -> tuple[int, int, int]:
         """(seeds, candidates, generations a step) an epoch; the calibrated preset's as (0, 0, 0), so that the
@@ -155,6 +157,8 @@ def read_run(path: str | Path) -> CalibratedRun:
                              reward_unsolved=_reward(config["simulator"].get("reward_unsolved")),
                              reward_solved=_reward(config["simulator"].get("reward_solved")),
                              result_tasks=bool(config["simulator"].get("result_tasks", SimulatorConfig.result_tasks)),
+                             result_tasks_pick=str(config["simulator"].get("result_tasks_pick",
+                                                                           SimulatorConfig.result_tasks_pick)),
                              select_last=int(solver.get("select_last", SolverConfig.select_last)),
                              seed=int(config["seed"]), slope=float(solver["slope"]),
                              attempts=int(config["agent"]["num_generations"]),

@@ -117,6 +117,7 @@ class Setting:
         if first.temperature != SimulatorConfig.temperature:
             writing += f", written at temperature {first.temperature:g}"
         writing += "" if first.result_tasks else ", success rate alone in the prompt"
+        writing += ", each prompt the next solved and failed task" if first.result_tasks_pick == "rotate" else ""
         if first.trained and first.select_last:
             writing += f", the nearest of the last {first.select_last} states"
         return f"{who}, α = {first.alpha:g}, d₀ = {first.d0:g}{moving}{attempts}{writing}"
