@@ -15,6 +15,7 @@ Left out: the runs' per-epoch tables, which ``bench/calibration_table.py`` print
 from __future__ import annotations
 
 import statistics
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
@@ -74,22 +75,58 @@ _CANDIDATES = ("0.490 / 0.473 / 0.484, chose 10", "0.799 / 0.756 / 0.732, chose 
                "0.621 / 0.638 / 0.545, chose 9")
 _NS_SAME, _NS_END = "3 of 3", "0.342 / 0.000 / 0.170"  # epochs equal to nm's; end-draw |p-bar - alpha|
 
-# the success rate alone (nr-*): per target, end-draw |p-bar - alpha|, its gap to epoch 10 (nr; nm), end-base p-bar
-# (nr; nm)
-_RATE_ALONE = {"a02": ("0.181 / 0.012 / 0.063", "0.00 / 0.04 / 0.14", "0.15 / 0.06 / 0.13",
-                       "0.841 / 0.684 / 0.802", "0.512 / 0.674 / 0.578"),
-               "a05": ("0.052 / 0.053 / 0.105", "0.02 / 0.09 / 0.05", "0.03 / 0.01 / 0.03",
-                       "0.405 / 0.325 / 0.326", "0.395 / 0.459 / 0.476"),
-               "a08-d369": ("0.029 / 0.085 / 0.163", "0.01 / 0.02 / 0.09", "0.35 / 0.06 / 0.12",
-                            "0.747 / 0.755 / 0.626", "0.478 / 0.776 / 0.729")}
-_NR_WITHIN, _NR_MOVE, _NUR = "6 of 9", "0.068; measured 0.152", "0.199 / 0.361 / 0.339"
-# nr - nm, 9 pairs: end-draw |p-bar - alpha|; the SD of a run's epoch p-bar over epochs 5-10
-_NR_PAIRS = ("−0.010 [−0.110, +0.090]", "−0.026 [−0.052, −0.001]")
+@dataclass(frozen=True)
+class PromptSet:
+    """A pre-registered set of the ``nm-*`` setting with another prompt: its 9 runs and the moving target, and
+    never trained at seed 0 once per α. Its figures go in RESULTS.md's rows ``| α = …, d₀ = …, {label} |``."""
+
+    stem: str  # its trained runs' stem
+    never: str  # its never-trained runs' stem
+    label: str  # what its prompt shows, as the claims and the table name it
+    rows: dict[str, tuple[str, str, str]]  # per target: end-draw |p-bar - alpha|, its gap to epoch 10, end-base p-bar
+    within: str  # runs whose end draw is within 0.1
+    move: str  # the moving target at epoch 10 and measured
+    never_errors: str  # never trained: end-draw |p-bar - alpha| at alpha 0.2, 0.5, 0.8
+    pairs: tuple[str, str]  # minus nm, 9 pairs: end-draw |p-bar - alpha|; the SD of epoch p-bar over epochs 5-10
+
+    def row(self, tag: str) -> str:
+        return f"| {TARGET_LABELS[tag]}, {self.label} |"
+
+    def claims(self) -> tuple[Claim, ...]:
+        name, files = f"calibrated solver, {self.label}", f"{DATA}/{self.stem}-*"
+        per_target = (claim for tag, (error, gap, base) in self.rows.items() for claim in (
+            Claim(f"{name}, {tag}: end-draw |p-bar - alpha|", error, measure_values(tag, "end-draw", stem=self.stem),
+                  ((R, self.row(tag)),), f"{DATA}/{self.stem}-{tag}-s*"),
+            Claim(f"{name}, {tag}: |end-draw p-bar - epoch-10 p-bar|", gap, drifts(self.stem, tag),
+                  ((R, self.row(tag)),), f"{DATA}/{self.stem}-{tag}-s*"),
+            Claim(f"{name}, {tag}: end-base p-bar", base, measure_values(tag, "end-base", "p_bar", stem=self.stem),
+                  ((R, self.row(tag)),), f"{DATA}/{self.stem}-{tag}-s*")))
+        return (
+            *per_target,
+            Claim(f"{name}: runs whose end draw is within 0.1 of alpha", self.within, measured_within(self.stem),
+                  ((R, f"**{self.within}**"),), files),
+            Claim(f"{name}: the moving target, |p-bar - alpha| at epoch 10 and measured", self.move,
+                  move_error(self.stem), ((R, f"**{self.move}**"),), f"{DATA}/{self.stem}-move-a05-d43-s0"),
+            Claim(f"{name}, never trained seed 0: end-draw |p-bar - alpha| at alpha 0.2, 0.5, 0.8", self.never_errors,
+                  once_per_alpha(self.never), ((R, f"**{self.never_errors}**"),), f"{DATA}/{self.never}-*"),
+            Claim(f"calibrated solver: end-draw |p-bar - alpha|, {self.label} - tasks shown, 9 pairs", self.pairs[0],
+                  paired_measures("end-draw", "end-draw", a_stem=self.stem, b_stem="nm-grpo"),
+                  ((R, f"**{self.pairs[0]}**"),), f"{files}, {DATA}/nm-grpo-*"),
+            Claim(f"calibrated solver: SD of epoch p-bar over epochs 5-10, {self.label} - tasks shown, 9 pairs",
+                  self.pairs[1], spread_pairs(self.stem), ((R, f"**{self.pairs[1]}**"),), f"{files}, {DATA}/nm-grpo-*"))
 
 
-def _rate_row(tag: str) -> str:
-    return f"| {TARGET_LABELS[tag]}, rate alone |"
-
+# the success rate alone (simulator.result_tasks=false)
+RATE_ALONE = PromptSet("nr-grpo", "nur-random", "rate alone",
+                       {"a02": ("0.181 / 0.012 / 0.063", "0.00 / 0.04 / 0.14", "0.841 / 0.684 / 0.802"),
+                        "a05": ("0.052 / 0.053 / 0.105", "0.02 / 0.09 / 0.05", "0.405 / 0.325 / 0.326"),
+                        "a08-d369": ("0.029 / 0.085 / 0.163", "0.01 / 0.02 / 0.09", "0.747 / 0.755 / 0.626")},
+                       "6 of 9", "0.068; measured 0.152", "0.199 / 0.361 / 0.339",
+                       ("−0.010 [−0.110, +0.090]", "−0.026 [−0.052, −0.001]"))
+# the nm-* setting (tasks shown), beside the rate alone: per target, the end draw's gap to epoch 10, end-base p-bar
+_TASKS_SHOWN = {"a02": ("0.15 / 0.06 / 0.13", "0.512 / 0.674 / 0.578"),
+                "a05": ("0.03 / 0.01 / 0.03", "0.395 / 0.459 / 0.476"),
+                "a08-d369": ("0.35 / 0.06 / 0.12", "0.478 / 0.776 / 0.729")}
 
 PROMPT_CLAIMS: tuple[Claim, ...] = (
     *(Claim(f"calibrated solver: next epoch's mean d on the shown solved task's d, {what}", value,
@@ -104,27 +141,10 @@ PROMPT_CLAIMS: tuple[Claim, ...] = (
           f"{DATA}/ns-*, {DATA}/nm-grpo-a08-d369-*"),
     Claim("calibrated solver, ns-* at alpha 0.8: |p-bar - alpha| of the chosen state's end draw", _NS_END,
           measure_values("a08-d369", "end-draw", stem="ns-grpo"), ((R, f"**{_NS_END}**"),), f"{DATA}/ns-*"),
-    *(claim for tag, (error, gap, gap_shown, base, base_shown) in _RATE_ALONE.items() for claim in (
-        Claim(f"calibrated solver, rate alone, {tag}: end-draw |p-bar - alpha|", error,
-              measure_values(tag, "end-draw", stem="nr-grpo"), ((R, _rate_row(tag)),), f"{DATA}/nr-grpo-{tag}-s*"),
-        Claim(f"calibrated solver, rate alone, {tag}: |end-draw p-bar - epoch-10 p-bar|", gap, drifts("nr-grpo", tag),
-              ((R, _rate_row(tag)),), f"{DATA}/nr-grpo-{tag}-s*"),
-        Claim(f"calibrated solver, tasks shown, {tag}: |end-draw p-bar - epoch-10 p-bar|", gap_shown,
-              drifts("nm-grpo", tag), ((R, _rate_row(tag)),), f"{DATA}/nm-grpo-{tag}-s*"),
-        Claim(f"calibrated solver, rate alone, {tag}: end-base p-bar", base,
-              measure_values(tag, "end-base", "p_bar", stem="nr-grpo"), ((R, _rate_row(tag)),),
-              f"{DATA}/nr-grpo-{tag}-s*"),
-        Claim(f"calibrated solver, tasks shown, {tag}: end-base p-bar", base_shown,
-              measure_values(tag, "end-base", "p_bar"), ((R, _rate_row(tag)),), f"{DATA}/nm-grpo-{tag}-s*"))),
-    Claim("calibrated solver, rate alone: runs whose end draw is within 0.1 of alpha", _NR_WITHIN,
-          measured_within("nr-grpo"), ((R, f"**{_NR_WITHIN}**"),), f"{DATA}/nr-grpo-*"),
-    Claim("calibrated solver, rate alone: the moving target, |p-bar - alpha| at epoch 10 and measured", _NR_MOVE,
-          move_error("nr-grpo"), ((R, f"**{_NR_MOVE}**"),), f"{DATA}/nr-grpo-move-a05-d43-s0"),
-    Claim("calibrated solver, rate alone, never trained seed 0: end-draw |p-bar - alpha| at alpha 0.2, 0.5, 0.8",
-          _NUR, once_per_alpha(), ((R, f"**{_NUR}**"),), f"{DATA}/nur-random-*"),
-    Claim("calibrated solver: end-draw |p-bar - alpha|, rate alone - tasks shown, 9 pairs", _NR_PAIRS[0],
-          paired_measures("end-draw", "end-draw", a_stem="nr-grpo", b_stem="nm-grpo"), ((R, f"**{_NR_PAIRS[0]}**"),),
-          f"{DATA}/nr-grpo-*, {DATA}/nm-grpo-*"),
-    Claim("calibrated solver: SD of epoch p-bar over epochs 5-10, rate alone - tasks shown, 9 pairs", _NR_PAIRS[1],
-          spread_pairs("nr-grpo"), ((R, f"**{_NR_PAIRS[1]}**"),), f"{DATA}/nr-grpo-*, {DATA}/nm-grpo-*"),
+    *(claim for tag, (gap, base) in _TASKS_SHOWN.items() for claim in (
+        Claim(f"calibrated solver, tasks shown, {tag}: |end-draw p-bar - epoch-10 p-bar|", gap, drifts("nm-grpo", tag),
+              ((R, RATE_ALONE.row(tag)),), f"{DATA}/nm-grpo-{tag}-s*"),
+        Claim(f"calibrated solver, tasks shown, {tag}: end-base p-bar", base,
+              measure_values(tag, "end-base", "p_bar"), ((R, RATE_ALONE.row(tag)),), f"{DATA}/nm-grpo-{tag}-s*"))),
+    *RATE_ALONE.claims(),
 )
