@@ -72,20 +72,22 @@ def paired_measures(a: str, b: str, tags: tuple[str, ...] = TARGETS, a_stem: str
 
 
 def same_epochs(stem: str = "nm", folder: str = SHAPED, earlier: str = "np", tags: tuple[str, ...] = TARGETS,
-                move: bool = True) -> Callable[[Path], str]:
-    """Of ``stem``'s measured runs at ``tags`` (3 seeds each) and the moving target, those whose every epoch is the
-    archived run's of the same setting and seed in ``folder`` named ``earlier``: its tasks, and every metric that run
-    logged but the timings (the measured runs log ``sim/seed_replay_target`` as well, added after the ``np-*``
-    runs): ``N of M``."""
+                move: bool = True, first: int | None = None) -> Callable[[Path], str]:
+    """Of ``stem``'s measured runs at ``tags`` (3 seeds each) and the moving target, those whose every epoch (the
+    ``first`` ones: a setting that changes only what later epochs do) is the archived run's of the same setting and
+    seed in ``folder`` named ``earlier``: its tasks, and every metric that run logged but the timings (the measured
+    runs log ``sim/seed_replay_target`` as well, added after the ``np-*`` runs): ``N of M``."""
     names = [*(run for tag in tags for run in seed_runs(f"{stem}-grpo-{tag}")),
              *([f"{stem}-grpo-move-a05-d43-s0"] if move else [])]
 
     def same(root: Path, name: str) -> bool:
         runs = [root / RESULTS / f / run for f, run in ((MEASURED, name), (folder, earlier + name[len(stem):]))]
-        (new, old) = (read_run(r).epochs for r in runs)
+        (new, old) = (read_run(r).epochs[:first] for r in runs)
         untimed = [{k: v for k, v in e.items() if not k.startswith("time/") and "per_second" not in k} for e in old]
+        (new_tasks, old_tasks) = ([t for t in read_jsonl_strict(tasks_file(r)) if first is None or t["epoch"] < first]
+                                  for r in runs)  # a task's epoch counts from 0
         return (len(new) == len(old) and all({k: n.get(k) for k in o} == o for n, o in zip(new, untimed))
-                and read_jsonl_strict(tasks_file(runs[0])) == read_jsonl_strict(tasks_file(runs[1])))
+                and new_tasks == old_tasks)
 
     return lambda root: f"{sum(same(root, name) for name in names)} of {len(names)}"
 

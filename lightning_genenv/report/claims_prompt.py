@@ -88,6 +88,7 @@ class PromptSet:
     move: str  # the moving target at epoch 10 and measured
     never_errors: str  # never trained: end-draw |p-bar - alpha| at alpha 0.2, 0.5, 0.8
     pairs: tuple[str, str]  # minus nm, 9 pairs: end-draw |p-bar - alpha|; the SD of epoch p-bar over epochs 5-10
+    first_equal: str  # runs whose first epoch, written before any results, is the nm-* run's (its tasks and metrics)
 
     def row(self, tag: str) -> str:
         return f"| {TARGET_LABELS[tag]}, {self.label} |"
@@ -103,6 +104,9 @@ class PromptSet:
                   ((R, self.row(tag)),), f"{DATA}/{self.stem}-{tag}-s*")))
         return (
             *per_target,
+            Claim(f"{name}: runs whose first epoch is the nm-* run's", self.first_equal,
+                  same_epochs(self.stem.removesuffix("-grpo"), MEASURED, "nm", first=1),
+                  ((R, f"first epoch **{self.first_equal}**"),), f"{files}, {DATA}/nm-grpo-*"),
             Claim(f"{name}: runs whose end draw is within 0.1 of alpha", self.within, measured_within(self.stem),
                   ((R, f"**{self.within}**"),), files),
             Claim(f"{name}: the moving target, |p-bar - alpha| at epoch 10 and measured", self.move,
@@ -122,7 +126,7 @@ RATE_ALONE = PromptSet("nr-grpo", "nur-random", "rate alone",
                         "a05": ("0.052 / 0.053 / 0.105", "0.02 / 0.09 / 0.05", "0.405 / 0.325 / 0.326"),
                         "a08-d369": ("0.029 / 0.085 / 0.163", "0.01 / 0.02 / 0.09", "0.747 / 0.755 / 0.626")},
                        "6 of 9", "0.068; measured 0.152", "0.199 / 0.361 / 0.339",
-                       ("−0.010 [−0.110, +0.090]", "−0.026 [−0.052, −0.001]"))
+                       ("−0.010 [−0.110, +0.090]", "−0.026 [−0.052, −0.001]"), "10 of 10")
 # the nm-* setting (tasks shown), beside the rate alone: per target, the end draw's gap to epoch 10, end-base p-bar
 _TASKS_SHOWN = {"a02": ("0.15 / 0.06 / 0.13", "0.512 / 0.674 / 0.578"),
                 "a05": ("0.03 / 0.01 / 0.03", "0.395 / 0.459 / 0.476"),
