@@ -15,7 +15,7 @@ import math
 
 from lightning_genenv.coevolution.calibrated_measure import MEASURES, SELECT, nearest_state, summarize
 from lightning_genenv.jsonl import read_jsonl_strict
-from lightning_genenv.report.calibrated_run import ERROR, CalibratedRun, measure_file
+from lightning_genenv.report.calibrated_run import ERROR, CalibratedRun, measure_file, tasks_file
 from lightning_genenv.report.calibration import BAR, EPS
 
 
@@ -25,6 +25,24 @@ def measured(run: CalibratedRun) -> dict[str, dict]:
     rows = _rows(run)
     return {m: summarize([r for r in rows if r["measure"] == m], run.alpha)
             for m in MEASURES if any(r["measure"] == m for r in rows)}
+
+
+def level_share(run: CalibratedRun, measure: str, at_least: float, replayed: bool | None = None) -> float:
+    """Of the valid tasks of ``measure`` that the difficulty function rates, the share whose ``d`` is ``at_least`` or
+    more (at α = 0.8, d₀ = 3.69: a digit or more longer than the level solved 0.8 of the time); ``replayed`` true
+    (false): of those written from a replayed seed, one of the simulator's own tasks (from a base seed)."""
+    rated = [r["d"] for r in _rows(run) if r["measure"] == measure and r["valid"] and r["d"] is not None
+             and (replayed is None or r["seed"].startswith("gen-") == replayed)]
+    return sum(d >= at_least for d in rated) / len(rated) if rated else float("nan")
+
+
+def replayed_seed_share(run: CalibratedRun, measure: str, at_most: float) -> float:
+    """Of the valid tasks of ``measure`` written from a replayed seed, the share whose seed (the run's own earlier
+    task, in its per-task record) has a ``d`` of ``at_most`` or less."""
+    level = {t["id"]: t["d"] for t in read_jsonl_strict(tasks_file(run.path))}
+    seeds = [level.get(r["seed"]) for r in _rows(run) if r["measure"] == measure and r["valid"]
+             and r["seed"].startswith("gen-")]
+    return sum(d is not None and d <= at_most for d in seeds) / len(seeds) if seeds else float("nan")
 
 
 def selection(run: CalibratedRun) -> dict | None:

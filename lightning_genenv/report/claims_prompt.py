@@ -7,7 +7,10 @@
 * ``ns-*``: the ``nm-*`` setting ending with the state, of its last three, that writes nearest α
   (``solver.select_last=3``), stopped after its three α = 0.8 runs;
 * ``nr-*``: the ``nm-*`` setting with the results' tasks left out of the prompt (``simulator.result_tasks=false``),
-  and ``nur-*`` the same never trained.
+  and ``nur-*`` the same never trained;
+* ``nq-*``: the ``nm-*`` setting with each prompt of an epoch showing the next of the latest epoch's solved and failed
+  tasks (``simulator.result_tasks_pick=rotate``), and ``nuq-*`` the same never trained;
+* the three prompts' runs together: the targets they meet, and at α = 0.8 how long the tasks of those that miss are.
 
 Left out: the runs' per-epoch tables, which ``bench/calibration_table.py`` prints.
 """
@@ -19,10 +22,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from lightning_genenv.report.calibrated_measured import measured, selection
+from lightning_genenv.report.calibrated_measured import level_share, measured, replayed_seed_share, selection
 from lightning_genenv.report.calibrated_prompt import archived_slope
-from lightning_genenv.report.calibrated_run import read_run
+from lightning_genenv.report.calibrated_run import CalibratedRun, read_run
 from lightning_genenv.report.calibrated_views import SHAPED, seed_runs
+from lightning_genenv.report.calibration import BAR, EPS
 from lightning_genenv.report.claim import RESULTS, Claim, R
 from lightning_genenv.report.claims_measured import (
     DATA,
@@ -67,6 +71,30 @@ def once_per_alpha(stem: str = "nur-random", measure: str = "end-draw") -> Calla
     0.8)."""
     return lambda root: " / ".join(f"{measured(read_run(root / DATA / f'{stem}-{tag}-s0'))[measure]['error']:.3f}"
                                    for tag in TARGETS)
+
+
+def within_by_target(stems: tuple[str, ...]) -> Callable[[Path], str]:
+    """Of the 3 seeds of each of ``stems`` at each of the bar's targets, the runs whose end draw is within 0.1 of α:
+    ``a of n / b of n / c of n`` (α 0.2, 0.5, 0.8)."""
+    def compute(root: Path) -> str:
+        runs = [run for stem in stems for run in nine_runs(root, stem)]
+        counts = [sum(measured(r)["end-draw"]["error"] <= BAR + EPS for r in runs if r.alpha == alpha)
+                  for alpha in sorted({r.alpha for r in runs})]
+        return " / ".join(f"{c} of {len(runs) // len(counts)}" for c in counts)
+    return compute
+
+
+def by_outcome(stems: tuple[str, ...], share: Callable[[CalibratedRun], float], tag: str = "a08-d369"
+               ) -> Callable[[Path], str]:
+    """Over ``stems``' 3 seeds at ``tag``: the range of ``share`` of a run among the runs whose end draw misses the
+    bar and among those within it: ``misses a–b (n), within c–d (m)``."""
+    def compute(root: Path) -> str:
+        runs = [run for stem in stems for run in nine_runs(root, stem) if run.path.name.startswith(f"{stem}-{tag}-")]
+        shares = {hit: [share(r) for r in runs if (measured(r)["end-draw"]["error"] <= BAR + EPS) == hit]
+                  for hit in (False, True)}
+        return ", ".join(f"{what} {min(v):.2f}–{max(v):.2f} ({len(v)})"
+                         for what, v in (("misses", shares[False]), ("within", shares[True])))
+    return compute
 
 
 _SLOPES = (((SHAPED, MEASURED), ("",), "+0.24 (SE 0.017), 1,836 transitions in 204 runs", "every archived run"),
@@ -127,6 +155,26 @@ RATE_ALONE = PromptSet("nr-grpo", "nur-random", "rate alone",
                         "a08-d369": ("0.029 / 0.085 / 0.163", "0.01 / 0.02 / 0.09", "0.747 / 0.755 / 0.626")},
                        "6 of 9", "0.068; measured 0.152", "0.199 / 0.361 / 0.339",
                        ("−0.010 [−0.110, +0.090]", "−0.026 [−0.052, −0.001]"), "10 of 10")
+# each prompt the next of the latest epoch's solved and failed tasks (simulator.result_tasks_pick=rotate)
+ROTATED = PromptSet("nq-grpo", "nuq-random", "tasks rotated",
+                    {"a02": ("0.084 / 0.257 / 0.066", "0.10 / 0.02 / 0.14", "0.445 / 0.619 / 0.316"),
+                     "a05": ("0.046 / 0.050 / 0.108", "0.02 / 0.03 / 0.09", "0.501 / 0.434 / 0.310"),
+                     "a08-d369": ("0.046 / 0.197 / 0.156", "0.07 / 0.04 / 0.08", "0.862 / 0.699 / 0.619")},
+                    "5 of 9", "0.112; measured 0.013", "0.290 / 0.255 / 0.451",
+                    ("+0.020 [−0.092, +0.131]", "−0.018 [−0.042, +0.006]"), "10 of 10")
+# the three prompts' 27 runs: within 0.1 per target; at alpha 0.8 the end draw's share of tasks 4 digits or longer
+_PROMPTS = ("nm-grpo", "nr-grpo", "nq-grpo")
+_BY_TARGET = "6 of 9 / 7 of 9 / 4 of 9"
+# a run's share of end-draw tasks of 4 digits or more: all of them, those from replayed seeds, those from base seeds;
+# and the share of its replayed seeds of 3 digits or fewer
+_BY_OUTCOME = (("tasks of d >= 4", lambda r: level_share(r, "end-draw", 4),
+                "misses 0.35–0.50 (5), within 0.09–0.23 (4)"),
+               ("tasks of d >= 4 from replayed seeds", lambda r: level_share(r, "end-draw", 4, replayed=True),
+                "misses 0.25–0.49 (5), within 0.03–0.19 (4)"),
+               ("tasks of d >= 4 from base seeds", lambda r: level_share(r, "end-draw", 4, replayed=False),
+                "misses 0.16–0.69 (5), within 0.19–0.41 (4)"),
+               ("replayed seeds of d <= 3", lambda r: replayed_seed_share(r, "end-draw", 3),
+                "misses 0.90–1.00 (5), within 0.91–1.00 (4)"))
 # the nm-* setting (tasks shown), beside the rate alone: per target, the end draw's gap to epoch 10, end-base p-bar
 _TASKS_SHOWN = {"a02": ("0.15 / 0.06 / 0.13", "0.512 / 0.674 / 0.578"),
                 "a05": ("0.03 / 0.01 / 0.03", "0.395 / 0.459 / 0.476"),
@@ -151,4 +199,10 @@ PROMPT_CLAIMS: tuple[Claim, ...] = (
         Claim(f"calibrated solver, tasks shown, {tag}: end-base p-bar", base,
               measure_values(tag, "end-base", "p_bar"), ((R, RATE_ALONE.row(tag)),), f"{DATA}/nm-grpo-{tag}-s*"))),
     *RATE_ALONE.claims(),
+    *ROTATED.claims(),
+    Claim("calibrated solver, the three prompts: runs within 0.1 of alpha at alpha 0.2, 0.5, 0.8", _BY_TARGET,
+          within_by_target(_PROMPTS), ((R, f"**{_BY_TARGET}**"),), ", ".join(f"{DATA}/{p}-*" for p in _PROMPTS)),
+    *(Claim(f"calibrated solver, the three prompts at alpha 0.8: end-draw share of {what}", value,
+            by_outcome(_PROMPTS, share), ((R, f"**{value}**"),), ", ".join(f"{DATA}/{p}-a08-d369-*" for p in _PROMPTS))
+      for what, share, value in _BY_OUTCOME),
 )
