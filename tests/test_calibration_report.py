@@ -342,3 +342,26 @@ def test_the_archived_summary_is_the_archived_runs_summary(name, at_least):
     tables = [*summary_table(runs).splitlines(), *measured_table(runs).splitlines(),
               *selection_table(runs).splitlines()]
     assert len(runs) >= at_least and stored == [ln for ln in tables if ln]
+
+
+def test_level_shares_of_a_measure_split_by_seed_kind_and_the_replayed_seeds_own_levels(tmp_path):
+    from lightning_genenv.report.calibrated_measured import level_share, replayed_seed_share
+
+    run = _run(tmp_path, "m", [0.3], alpha=0.8, d0=3.69,
+               tasks=[{"epoch": 8, "id": "gen-e8-a-0", "seed": "a", "d": 3.0},
+                      {"epoch": 9, "id": "gen-e9-a-1", "seed": "a", "d": 5.0}])
+    rows = [{"measure": "end-draw", "seed": "base-a", "valid": True, "d": 4.0},
+            {"measure": "end-draw", "seed": "base-b", "valid": True, "d": 2.0},
+            {"measure": "end-draw", "seed": "base-c", "valid": True, "d": None},  # unrated: not counted
+            {"measure": "end-draw", "seed": "gen-e8-a-0", "valid": True, "d": 5.0},
+            {"measure": "end-draw", "seed": "gen-e8-a-0", "valid": True, "d": 3.0},
+            {"measure": "end-draw", "seed": "gen-e9-a-1", "valid": True, "d": 3.0},
+            {"measure": "end-draw", "seed": "gen-e9-a-1", "valid": False},  # invalid: not counted
+            {"measure": "start", "seed": "base-a", "valid": True, "d": 9.0}]  # another measure
+    (run.path / "calibration_measure.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert level_share(run, "end-draw", 4) == pytest.approx(2 / 5)  # 4 and 5 of 4, 2, 5, 3, 3
+    assert level_share(run, "end-draw", 4, replayed=False) == pytest.approx(1 / 2)
+    assert level_share(run, "end-draw", 4, replayed=True) == pytest.approx(1 / 3)
+    assert level_share(run, "start", 4) == 1.0 and math.isnan(level_share(run, "end-base", 4))
+    # the replayed tasks' seeds: gen-e8-a-0 (d 3) twice, gen-e9-a-1 (d 5) once
+    assert replayed_seed_share(run, "end-draw", 3) == pytest.approx(2 / 3)
