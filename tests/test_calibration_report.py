@@ -345,7 +345,7 @@ def test_the_archived_summary_is_the_archived_runs_summary(name, at_least):
 
 
 def test_level_shares_of_a_measure_split_by_seed_kind_and_the_replayed_seeds_own_levels(tmp_path):
-    from lightning_genenv.report.calibrated_measured import level_share, replayed_seed_share
+    from lightning_genenv.report.calibrated_measured import level_share, longer_than_seed, replayed_seed_share
 
     run = _run(tmp_path, "m", [0.3], alpha=0.8, d0=3.69,
                tasks=[{"epoch": 8, "id": "gen-e8-a-0", "seed": "a", "d": 3.0},
@@ -365,3 +365,6 @@ def test_level_shares_of_a_measure_split_by_seed_kind_and_the_replayed_seeds_own
     assert level_share(run, "start", 4) == 1.0 and math.isnan(level_share(run, "end-base", 4))
     # the replayed tasks' seeds: gen-e8-a-0 (d 3) twice, gen-e9-a-1 (d 5) once
     assert replayed_seed_share(run, "end-draw", 3) == pytest.approx(2 / 3)
+    # of the tasks from the d-3 seed (d 5 and 3), one is longer; the d-5 seed's task is not counted
+    assert longer_than_seed(run, "end-draw", 3) == pytest.approx(1 / 2)
+    assert longer_than_seed(run, "end-draw", 5) == pytest.approx(1 / 3)  # the d-5 seed's task (d 3) is shorter

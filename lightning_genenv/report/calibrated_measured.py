@@ -39,10 +39,22 @@ def level_share(run: CalibratedRun, measure: str, at_least: float, replayed: boo
 def replayed_seed_share(run: CalibratedRun, measure: str, at_most: float) -> float:
     """Of the valid tasks of ``measure`` written from a replayed seed, the share whose seed (the run's own earlier
     task, in its per-task record) has a ``d`` of ``at_most`` or less."""
-    level = {t["id"]: t["d"] for t in read_jsonl_strict(tasks_file(run.path))}
-    seeds = [level.get(r["seed"]) for r in _rows(run) if r["measure"] == measure and r["valid"]
-             and r["seed"].startswith("gen-")]
+    seeds = [seed for seed, _ in _replayed(run, measure)]
     return sum(d is not None and d <= at_most for d in seeds) / len(seeds) if seeds else float("nan")
+
+
+def longer_than_seed(run: CalibratedRun, measure: str, at_most: float) -> float:
+    """Of the rated valid tasks of ``measure`` written from a replayed seed whose ``d`` is ``at_most`` or less, the
+    share whose own ``d`` is greater than their seed's."""
+    pairs = [(seed, d) for seed, d in _replayed(run, measure) if seed is not None and seed <= at_most and d is not None]
+    return sum(d > seed for seed, d in pairs) / len(pairs) if pairs else float("nan")
+
+
+def _replayed(run: CalibratedRun, measure: str) -> list[tuple[float | None, float | None]]:
+    """(the seed's d, the task's d) of each valid task of ``measure`` written from a replayed seed."""
+    level = {t["id"]: t["d"] for t in read_jsonl_strict(tasks_file(run.path))}
+    return [(level.get(r["seed"]), r["d"]) for r in _rows(run) if r["measure"] == measure and r["valid"]
+            and r["seed"].startswith("gen-")]
 
 
 def selection(run: CalibratedRun) -> dict | None:

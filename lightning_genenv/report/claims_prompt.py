@@ -22,7 +22,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from lightning_genenv.report.calibrated_measured import level_share, measured, replayed_seed_share, selection
+from lightning_genenv.report.calibrated_measured import (
+    level_share,
+    longer_than_seed,
+    measured,
+    replayed_seed_share,
+    selection,
+)
 from lightning_genenv.report.calibrated_prompt import archived_slope
 from lightning_genenv.report.calibrated_run import CalibratedRun, read_run
 from lightning_genenv.report.calibrated_views import SHAPED, seed_runs
@@ -174,7 +180,21 @@ _BY_OUTCOME = (("tasks of d >= 4", lambda r: level_share(r, "end-draw", 4),
                ("tasks of d >= 4 from base seeds", lambda r: level_share(r, "end-draw", 4, replayed=False),
                 "misses 0.16–0.69 (5), within 0.19–0.41 (4)"),
                ("replayed seeds of d <= 3", lambda r: replayed_seed_share(r, "end-draw", 3),
-                "misses 0.90–1.00 (5), within 0.91–1.00 (4)"))
+                "misses 0.90–1.00 (5), within 0.91–1.00 (4)"),
+               ("tasks longer than their replayed seed of d <= 3", lambda r: longer_than_seed(r, "end-draw", 3),
+                "misses 0.25–0.49 (5), within 0.03–0.14 (4)"))
+# the never-trained runs at alpha 0.8 with the same replay (nu-* 3 seeds, nur-* and nuq-* seed 0): the same share
+_NEVER_A08 = ("nu-random-a08-d369-s0", "nu-random-a08-d369-s1", "nu-random-a08-d369-s2", "nur-random-a08-d369-s0",
+              "nuq-random-a08-d369-s0")
+_NEVER_LONGER = "0.34–0.95 (5)"
+
+
+def share_range(runs: tuple[str, ...], share: Callable[[CalibratedRun], float]) -> Callable[[Path], str]:
+    """``share`` of each of ``runs``: its range, ``a–b (n)``."""
+    def compute(root: Path) -> str:
+        values = [share(read_run(root / DATA / run)) for run in runs]
+        return f"{min(values):.2f}–{max(values):.2f} ({len(values)})"
+    return compute
 # the nm-* setting (tasks shown), beside the rate alone: per target, the end draw's gap to epoch 10, end-base p-bar
 _TASKS_SHOWN = {"a02": ("0.15 / 0.06 / 0.13", "0.512 / 0.674 / 0.578"),
                 "a05": ("0.03 / 0.01 / 0.03", "0.395 / 0.459 / 0.476"),
@@ -205,4 +225,7 @@ PROMPT_CLAIMS: tuple[Claim, ...] = (
     *(Claim(f"calibrated solver, the three prompts at alpha 0.8: end-draw share of {what}", value,
             by_outcome(_PROMPTS, share), ((R, f"**{value}**"),), ", ".join(f"{DATA}/{p}-a08-d369-*" for p in _PROMPTS))
       for what, share, value in _BY_OUTCOME),
+    Claim("calibrated solver, never trained at alpha 0.8: end-draw share of tasks longer than their replayed seed of "
+          "d <= 3", _NEVER_LONGER, share_range(_NEVER_A08, lambda r: longer_than_seed(r, "end-draw", 3)),
+          ((R, f"**{_NEVER_LONGER}**"),), ", ".join(f"{DATA}/{run}" for run in _NEVER_A08)),
 )
