@@ -103,7 +103,7 @@ def by_outcome(stems: tuple[str, ...], share: Callable[[CalibratedRun], float], 
     return compute
 
 
-_SLOPES = (((SHAPED, MEASURED), ("",), "+0.24 (SE 0.017), 1,836 transitions in 204 runs", "every archived run"),
+_SLOPES = (((SHAPED, MEASURED), ("",), "+0.24 (SE 0.016), 1,872 transitions in 208 runs", "every archived run"),
            ((SHAPED,), ("untrained",), "+0.24 (SE 0.029), 243 transitions in 27 runs", "never trained, no replay"))
 _CANDIDATES = ("0.490 / 0.473 / 0.484, chose 10", "0.799 / 0.756 / 0.732, chose 10",
                "0.621 / 0.638 / 0.545, chose 9")
@@ -195,6 +195,25 @@ def share_range(runs: tuple[str, ...], share: Callable[[CalibratedRun], float]) 
         values = [share(read_run(root / DATA / run)) for run in runs]
         return f"{min(values):.2f}–{max(values):.2f} ({len(values)})"
     return compute
+
+
+# exploratory, alpha 0.8 only: the nm-* setting sampled (and fitted) at temperature 0.5 (nt-*, 3 seeds; ntu-* never
+# trained, seed 0): end-draw |p-bar - alpha|, its valid share, the share of tasks longer than their replayed seed of
+# d <= 3
+_COOL = ("nt-grpo-a08-d369-s0", "nt-grpo-a08-d369-s1", "nt-grpo-a08-d369-s2")
+_COOL_NEVER = ("ntu-random-a08-d369-s0",)
+_COOL_FIGURES = (
+    ("end-draw |p-bar - alpha|", lambda r: measured(r)["end-draw"]["error"], "0.031 / 0.016 / 0.083", "0.262"),
+    ("end-draw valid share", lambda r: measured(r)["end-draw"]["valid_rate"], "0.625 / 0.688 / 0.600", "0.350"),
+    ("end-draw share of tasks longer than their replayed seed of d <= 3",
+     lambda r: longer_than_seed(r, "end-draw", 3), "0.243 / 0.012 / 0.193", "0.400"))
+
+
+def per_run(runs: tuple[str, ...], figure: Callable[[CalibratedRun], float]) -> Callable[[Path], str]:
+    """``figure`` of each of ``runs``, ``a / b / c``."""
+    return lambda root: " / ".join(f"{figure(read_run(root / DATA / run)):.3f}" for run in runs)
+
+
 # the nm-* setting (tasks shown), beside the rate alone: per target, the end draw's gap to epoch 10, end-base p-bar
 _TASKS_SHOWN = {"a02": ("0.15 / 0.06 / 0.13", "0.512 / 0.674 / 0.578"),
                 "a05": ("0.03 / 0.01 / 0.03", "0.395 / 0.459 / 0.476"),
@@ -225,6 +244,13 @@ PROMPT_CLAIMS: tuple[Claim, ...] = (
     *(Claim(f"calibrated solver, the three prompts at alpha 0.8: end-draw share of {what}", value,
             by_outcome(_PROMPTS, share), ((R, f"**{value}**"),), ", ".join(f"{DATA}/{p}-a08-d369-*" for p in _PROMPTS))
       for what, share, value in _BY_OUTCOME),
+    *(Claim(f"calibrated solver, temperature 0.5 at alpha 0.8, {who}: {what}", value, per_run(runs, figure),
+            ((R, f"**{value}**"),), ", ".join(f"{DATA}/{run}" for run in runs))
+      for what, figure, trained, never in _COOL_FIGURES
+      for who, runs, value in (("trained", _COOL, trained), ("never trained", _COOL_NEVER, never))),
+    Claim("calibrated solver, nm-* at alpha 0.8: end-draw valid share", "0.906 / 0.794 / 0.912",
+          per_run(seed_runs("nm-grpo-a08-d369"), lambda r: measured(r)["end-draw"]["valid_rate"]), ((R, "**0.906 / 0.794 / 0.912**"),),
+          f"{DATA}/nm-grpo-a08-d369-*"),
     Claim("calibrated solver, never trained at alpha 0.8: end-draw share of tasks longer than their replayed seed of "
           "d <= 3", _NEVER_LONGER, share_range(_NEVER_A08, lambda r: longer_than_seed(r, "end-draw", 3)),
           ((R, f"**{_NEVER_LONGER}**"),), ", ".join(f"{DATA}/{run}" for run in _NEVER_A08)),
