@@ -10,7 +10,8 @@
   and ``nur-*`` the same never trained;
 * ``nq-*``: the ``nm-*`` setting with each prompt of an epoch showing the next of the latest epoch's solved and failed
   tasks (``simulator.result_tasks_pick=rotate``), and ``nuq-*`` the same never trained;
-* the three prompts' runs together: the targets they meet, and at α = 0.8 how long the tasks of those that miss are.
+* the three prompts' runs together: the targets they meet, and at α = 0.8 how long the tasks of those that miss are;
+* ``nt-*``: the ``nm-*`` setting sampled at temperature 0.5, exploratory, α = 0.8 only, and ``ntu-*`` never trained.
 
 Left out: the runs' per-epoch tables, which ``bench/calibration_table.py`` prints.
 """
@@ -184,8 +185,7 @@ _BY_OUTCOME = (("tasks of d >= 4", lambda r: level_share(r, "end-draw", 4),
                ("tasks longer than their replayed seed of d <= 3", lambda r: longer_than_seed(r, "end-draw", 3),
                 "misses 0.25–0.49 (5), within 0.03–0.14 (4)"))
 # the never-trained runs at alpha 0.8 with the same replay (nu-* 3 seeds, nur-* and nuq-* seed 0): the same share
-_NEVER_A08 = ("nu-random-a08-d369-s0", "nu-random-a08-d369-s1", "nu-random-a08-d369-s2", "nur-random-a08-d369-s0",
-              "nuq-random-a08-d369-s0")
+_NEVER_A08 = (*seed_runs("nu-random-a08-d369"), "nur-random-a08-d369-s0", "nuq-random-a08-d369-s0")
 _NEVER_LONGER = "0.34–0.95 (5)"
 
 
@@ -200,7 +200,7 @@ def share_range(runs: tuple[str, ...], share: Callable[[CalibratedRun], float]) 
 # exploratory, alpha 0.8 only: the nm-* setting sampled (and fitted) at temperature 0.5 (nt-*, 3 seeds; ntu-* never
 # trained, seed 0): end-draw |p-bar - alpha|, its valid share, the share of tasks longer than their replayed seed of
 # d <= 3
-_COOL = ("nt-grpo-a08-d369-s0", "nt-grpo-a08-d369-s1", "nt-grpo-a08-d369-s2")
+_COOL = seed_runs("nt-grpo-a08-d369")
 _COOL_NEVER = ("ntu-random-a08-d369-s0",)
 _NM_VALID = "0.906 / 0.794 / 0.912"  # the nm-* runs' end-draw valid share at alpha 0.8, beside them
 _COOL_FIGURES = (
