@@ -69,8 +69,7 @@ def archived_slope(folders: tuple[str, ...], prefixes: tuple[str, ...] = ("",)) 
         runs, seen = [], set()
         for folder in folders:
             for run in sorted(p for p in (root / RESULTS / folder).iterdir() if p.is_dir()):
-                setting = read_run(run)  # a run whose prompts each showed another solved task is not a transition
-                shown = run.name.startswith(prefixes) and setting.result_tasks and setting.result_tasks_pick == "first"
+                shown = run.name.startswith(prefixes) and read_run(run).shows_first_tasks
                 found = tasks_file(run) if shown else None
                 if found is None or os.path.realpath(found) in seen:
                     continue

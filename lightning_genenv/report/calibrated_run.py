@@ -68,6 +68,11 @@ class CalibratedRun:
     epochs: tuple[dict, ...]
 
     @property
+    def shows_first_tasks(self) -> bool:
+        """Every prompt of an epoch showed the same solved and failed task, the family's first of the epoch before."""
+        return self.result_tasks and self.result_tasks_pick == "first"
+
+    @property
     def key(self) -> tuple:
         """What makes two runs seeds of one setting."""
         trained = ((self.objective, self.learning_rate, self.lr_scheduler_type, self.kl_max, self.kl_coef,

@@ -80,12 +80,21 @@ def once_per_alpha(stem: str = "nur-random", measure: str = "end-draw") -> Calla
                                    for tag in TARGETS)
 
 
+def _ends_within(run: CalibratedRun) -> bool:
+    """The run's end draw lies within the bar (0.1) of α."""
+    return measured(run)["end-draw"]["error"] <= BAR + EPS
+
+
+def _span(values: list[float]) -> str:
+    return f"{min(values):.2f}–{max(values):.2f} ({len(values)})"
+
+
 def within_by_target(stems: tuple[str, ...]) -> Callable[[Path], str]:
     """Of the 3 seeds of each of ``stems`` at each of the bar's targets, the runs whose end draw is within 0.1 of α:
     ``a of n / b of n / c of n`` (α 0.2, 0.5, 0.8)."""
     def compute(root: Path) -> str:
         runs = [run for stem in stems for run in nine_runs(root, stem)]
-        counts = [sum(measured(r)["end-draw"]["error"] <= BAR + EPS for r in runs if r.alpha == alpha)
+        counts = [sum(_ends_within(r) for r in runs if r.alpha == alpha)
                   for alpha in sorted({r.alpha for r in runs})]
         return " / ".join(f"{c} of {len(runs) // len(counts)}" for c in counts)
     return compute
@@ -97,10 +106,8 @@ def by_outcome(stems: tuple[str, ...], share: Callable[[CalibratedRun], float], 
     bar and among those within it: ``misses a–b (n), within c–d (m)``."""
     def compute(root: Path) -> str:
         runs = [run for stem in stems for run in nine_runs(root, stem) if run.path.name.startswith(f"{stem}-{tag}-")]
-        shares = {hit: [share(r) for r in runs if (measured(r)["end-draw"]["error"] <= BAR + EPS) == hit]
-                  for hit in (False, True)}
-        return ", ".join(f"{what} {min(v):.2f}–{max(v):.2f} ({len(v)})"
-                         for what, v in (("misses", shares[False]), ("within", shares[True])))
+        shares = {hit: [share(r) for r in runs if _ends_within(r) == hit] for hit in (False, True)}
+        return f"misses {_span(shares[False])}, within {_span(shares[True])}"
     return compute
 
 
@@ -191,10 +198,7 @@ _NEVER_LONGER = "0.34–0.95 (5)"
 
 def share_range(runs: tuple[str, ...], share: Callable[[CalibratedRun], float]) -> Callable[[Path], str]:
     """``share`` of each of ``runs``: its range, ``a–b (n)``."""
-    def compute(root: Path) -> str:
-        values = [share(read_run(root / DATA / run)) for run in runs]
-        return f"{min(values):.2f}–{max(values):.2f} ({len(values)})"
-    return compute
+    return lambda root: _span([share(read_run(root / DATA / run)) for run in runs])
 
 
 # exploratory, alpha 0.8 only: the nm-* setting sampled (and fitted) at temperature 0.5 (nt-*, 3 seeds; ntu-* never
@@ -250,8 +254,8 @@ PROMPT_CLAIMS: tuple[Claim, ...] = (
       for what, figure, trained, never in _COOL_FIGURES
       for who, runs, value in (("trained", _COOL, trained), ("never trained", _COOL_NEVER, never))),
     Claim("calibrated solver, nm-* at alpha 0.8: end-draw valid share", _NM_VALID,
-          per_run(seed_runs("nm-grpo-a08-d369"), lambda r: measured(r)["end-draw"]["valid_rate"]),
-          ((R, f"**{_NM_VALID}**"),), f"{DATA}/nm-grpo-a08-d369-*"),
+          measure_values("a08-d369", "end-draw", "valid_rate"), ((R, f"**{_NM_VALID}**"),),
+          f"{DATA}/nm-grpo-a08-d369-*"),
     Claim("calibrated solver, never trained at alpha 0.8: end-draw share of tasks longer than their replayed seed of "
           "d <= 3", _NEVER_LONGER, share_range(_NEVER_A08, lambda r: longer_than_seed(r, "end-draw", 3)),
           ((R, f"**{_NEVER_LONGER}**"),), ", ".join(f"{DATA}/{run}" for run in _NEVER_A08)),
