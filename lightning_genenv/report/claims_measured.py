@@ -60,14 +60,14 @@ def largest_se(measure: str = "end-draw", stem: str = "nm-grpo") -> Callable[[Pa
 
 
 def paired_measures(a: str, b: str, tags: tuple[str, ...] = TARGETS, a_stem: str = "nm-grpo",
-                    b_stem: str = "nm-grpo") -> Callable[[Path], str]:
-    """``|p̄ − α|`` of measure ``a`` of ``a_stem``'s runs minus that of measure ``b`` of ``b_stem``'s, paired by
-    target and seed over ``tags``' 3 seeds each, with its 95% interval."""
+                    b_stem: str = "nm-grpo", figure: str = "error") -> Callable[[Path], str]:
+    """``figure`` (``error``: ``|p̄ − α|``; ``valid_rate``) of measure ``a`` of ``a_stem``'s runs minus that of measure
+    ``b`` of ``b_stem``'s, paired by target and seed over ``tags``' 3 seeds each, with its 95% interval."""
     def compute(root: Path) -> str:
-        def errors(stem: str, measure: str) -> list[float]:
-            return [measured(r)[measure]["error"]
+        def figures(stem: str, measure: str) -> list[float]:
+            return [measured(r)[measure][figure]
                     for r in _runs(root, *(run for tag in tags for run in seed_runs(f"{stem}-{tag}")))]
-        return ci(paired_difference(errors(a_stem, a), errors(b_stem, b)))
+        return ci(paired_difference(figures(a_stem, a), figures(b_stem, b)))
     return compute
 
 

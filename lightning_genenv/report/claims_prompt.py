@@ -19,7 +19,7 @@ Left out: the runs' per-epoch tables, which ``bench/calibration_table.py`` print
 from __future__ import annotations
 
 import statistics
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
@@ -130,7 +130,12 @@ class PromptSet:
     move: str  # the moving target at epoch 10 and measured
     never_errors: str  # never trained: end-draw |p-bar - alpha| at alpha 0.2, 0.5, 0.8
     pairs: tuple[str, str]  # minus nm, 9 pairs: end-draw |p-bar - alpha|; the SD of epoch p-bar over epochs 5-10
-    first_equal: str  # runs whose first epoch, written before any results, is the nm-* run's (its tasks and metrics)
+    # runs whose first epoch, written before any results, is the nm-* run's (its tasks and metrics); None where the
+    # setting changes the first epoch too
+    first_equal: str | None
+    # per target: the end-draw valid share, its and nm's; and minus nm, 9 pairs (empty: not claimed)
+    valid: dict[str, tuple[str, str]] = field(default_factory=dict)
+    valid_pair: str | None = None
 
     def row(self, tag: str) -> str:
         return f"| {TARGET_LABELS[tag]}, {self.label} |"
@@ -144,11 +149,23 @@ class PromptSet:
                   ((R, self.row(tag)),), f"{DATA}/{self.stem}-{tag}-s*"),
             Claim(f"{name}, {tag}: end-base p-bar", base, measure_values(tag, "end-base", "p_bar", stem=self.stem),
                   ((R, self.row(tag)),), f"{DATA}/{self.stem}-{tag}-s*")))
-        return (
-            *per_target,
+        valid = (Claim(f"{name}, {tag}: end-draw valid share of {stem}-*", value,
+                       measure_values(tag, "end-draw", "valid_rate", stem=stem), ((R, self.row(tag)),),
+                       f"{DATA}/{stem}-{tag}-s*")
+                 for tag, values in self.valid.items() for stem, value in zip((self.stem, "nm-grpo"), values))
+        first = () if self.first_equal is None else (
             Claim(f"{name}: runs whose first epoch is the nm-* run's", self.first_equal,
                   same_epochs(self.stem.removesuffix("-grpo"), MEASURED, "nm", first=1),
-                  ((R, f"first epoch **{self.first_equal}**"),), f"{files}, {DATA}/nm-grpo-*"),
+                  ((R, f"first epoch **{self.first_equal}**"),), f"{files}, {DATA}/nm-grpo-*"),)
+        valid_pair = () if self.valid_pair is None else (
+            Claim(f"calibrated solver: end-draw valid share, {self.label} - tasks shown, 9 pairs", self.valid_pair,
+                  paired_measures("end-draw", "end-draw", a_stem=self.stem, b_stem="nm-grpo", figure="valid_rate"),
+                  ((R, f"**{self.valid_pair}**"),), f"{files}, {DATA}/nm-grpo-*"),)
+        return (
+            *per_target,
+            *valid,
+            *first,
+            *valid_pair,
             Claim(f"{name}: runs whose end draw is within 0.1 of alpha", self.within, measured_within(self.stem),
                   ((R, f"**{self.within}**"),), files),
             Claim(f"{name}: the moving target, |p-bar - alpha| at epoch 10 and measured", self.move,
