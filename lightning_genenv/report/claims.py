@@ -24,6 +24,7 @@ Where they are: :mod:`~lightning_genenv.report.claims_runs` (the co-evolution ru
 :mod:`~lightning_genenv.report.claims_replay` (the calibrated solver with replayed seeds),
 :mod:`~lightning_genenv.report.claims_measured` (the calibrated solver measured apart from its training),
 :mod:`~lightning_genenv.report.claims_prompt` (what the simulator's prompt shows, and the runs that test it),
+:mod:`~lightning_genenv.report.claims_settings` (the calibrated bar, one row per pre-registered set),
 :mod:`~lightning_genenv.report.claims_frozen` (the frozen agent with the group objective),
 :mod:`~lightning_genenv.report.claims_coevo` (co-evolution on the four families); :class:`Claim` is in
 :mod:`~lightning_genenv.report.claim`.
@@ -43,10 +44,11 @@ from lightning_genenv.report.claims_measured import MEASURED_CLAIMS
 from lightning_genenv.report.claims_prompt import PROMPT_CLAIMS
 from lightning_genenv.report.claims_replay import REPLAY_CLAIMS
 from lightning_genenv.report.claims_runs import RUN_CLAIMS
+from lightning_genenv.report.claims_settings import SETTINGS_CLAIMS
 from lightning_genenv.report.standing_figures import plot
 
 CLAIMS: tuple[Claim, ...] = (RUN_CLAIMS + BENCH_CLAIMS + CALIBRATED_CLAIMS + REPLAY_CLAIMS + MEASURED_CLAIMS
-                             + PROMPT_CLAIMS + FROZEN_CLAIMS + COEVO_CLAIMS)
+                             + PROMPT_CLAIMS + SETTINGS_CLAIMS + FROZEN_CLAIMS + COEVO_CLAIMS)
 
 
 def check_all(root: Path = ROOT) -> list[str]:

@@ -111,7 +111,7 @@ def by_outcome(stems: tuple[str, ...], share: Callable[[CalibratedRun], float], 
     return compute
 
 
-_SLOPES = (((SHAPED, MEASURED), ("",), "+0.24 (SE 0.016), 1,872 transitions in 208 runs", "every archived run"),
+_SLOPES = (((SHAPED, MEASURED), ("",), "+0.24 (SE 0.016), 1,952 transitions in 217 runs", "every archived run"),
            ((SHAPED,), ("untrained",), "+0.24 (SE 0.029), 243 transitions in 27 runs", "never trained, no replay"))
 _CANDIDATES = ("0.490 / 0.473 / 0.484, chose 10", "0.799 / 0.756 / 0.732, chose 10",
                "0.621 / 0.638 / 0.545, chose 9")
@@ -218,17 +218,26 @@ def share_range(runs: tuple[str, ...], share: Callable[[CalibratedRun], float]) 
     return lambda root: _span([share(read_run(root / DATA / run)) for run in runs])
 
 
-# exploratory, alpha 0.8 only: the nm-* setting sampled (and fitted) at temperature 0.5 (nt-*, 3 seeds; ntu-* never
-# trained, seed 0): end-draw |p-bar - alpha|, its valid share, the share of tasks longer than their replayed seed of
-# d <= 3
-_COOL = seed_runs("nt-grpo-a08-d369")
-_COOL_NEVER = ("ntu-random-a08-d369-s0",)
-_NM_VALID = "0.906 / 0.794 / 0.912"  # the nm-* runs' end-draw valid share at alpha 0.8, beside them
-_COOL_FIGURES = (
-    ("end-draw |p-bar - alpha|", lambda r: measured(r)["end-draw"]["error"], "0.031 / 0.016 / 0.083", "0.262"),
-    ("end-draw valid share", lambda r: measured(r)["end-draw"]["valid_rate"], "0.625 / 0.688 / 0.600", "0.350"),
-    ("end-draw share of tasks longer than their replayed seed of d <= 3",
-     lambda r: longer_than_seed(r, "end-draw", 3), "0.243 / 0.012 / 0.193", "0.400"))
+# the nm-* setting sampled (and fitted) at temperature 0.5 (simulator.temperature=0.5): its alpha 0.8 runs at 0aa79dd,
+# exploratory, the rest at 0c7d3ea, pre-registered with them as one set
+COOLER = PromptSet("nt-grpo", "ntu-random", "sampled at 0.5",
+                   {"a02": ("0.316 / 0.054 / 0.267", "0.02 / 0.16 / 0.17", "0.682 / 0.252 / 0.879"),
+                    "a05": ("0.059 / 0.043 / 0.069", "0.03 / 0.07 / 0.00", "0.292 / 0.378 / 0.377"),
+                    "a08-d369": ("0.031 / 0.016 / 0.083", "0.08 / 0.01 / 0.19", "0.782 / 0.824 / 0.724")},
+                   "7 of 9", "0.176; measured 0.125", "0.263 / 0.318 / 0.262",
+                   ("+0.012 [−0.111, +0.135]", "−0.010 [−0.056, +0.036]"), None,
+                   {"a02": ("0.844 / 0.494 / 0.887", "0.906 / 0.975 / 0.869"),
+                    "a05": ("0.637 / 0.756 / 0.500", "0.781 / 0.544 / 0.825"),
+                    "a08-d369": ("0.625 / 0.688 / 0.600", "0.906 / 0.794 / 0.912")},
+                   "−0.165 [−0.326, −0.003]")
+# at alpha 0.8, the share of tasks longer than their replayed seed of d <= 3: trained (3 seeds), never trained (seed 0)
+_COOL_LONGER = ((seed_runs("nt-grpo-a08-d369"), "0.243 / 0.012 / 0.193", "trained"),
+                (("ntu-random-a08-d369-s0",), "0.400", "never trained"))
+# the four settings' 12 runs at alpha 0.2 (d0 5: d = 5 solved 0.50 of the time, d = 6 0.12): within 0.1 per target,
+# and the end draw's share of rated tasks of 6 digits or more among those that miss and those within
+_FOUR = (*_PROMPTS, "nt-grpo")
+_FOUR_BY_TARGET = "7 of 12 / 10 of 12 / 7 of 12"
+_A02_LONG = "misses 0.24–0.63 (5), within 0.65–0.90 (7)"
 
 
 def per_run(runs: tuple[str, ...], figure: Callable[[CalibratedRun], float]) -> Callable[[Path], str]:
@@ -266,13 +275,15 @@ PROMPT_CLAIMS: tuple[Claim, ...] = (
     *(Claim(f"calibrated solver, the three prompts at alpha 0.8: end-draw share of {what}", value,
             by_outcome(_PROMPTS, share), ((R, f"**{value}**"),), ", ".join(f"{DATA}/{p}-a08-d369-*" for p in _PROMPTS))
       for what, share, value in _BY_OUTCOME),
-    *(Claim(f"calibrated solver, temperature 0.5 at alpha 0.8, {who}: {what}", value, per_run(runs, figure),
-            ((R, f"**{value}**"),), ", ".join(f"{DATA}/{run}" for run in runs))
-      for what, figure, trained, never in _COOL_FIGURES
-      for who, runs, value in (("trained", _COOL, trained), ("never trained", _COOL_NEVER, never))),
-    Claim("calibrated solver, nm-* at alpha 0.8: end-draw valid share", _NM_VALID,
-          measure_values("a08-d369", "end-draw", "valid_rate"), ((R, f"**{_NM_VALID}**"),),
-          f"{DATA}/nm-grpo-a08-d369-*"),
+    *COOLER.claims(),
+    *(Claim(f"calibrated solver, sampled at 0.5, alpha 0.8, {who}: end-draw share of tasks longer than their "
+            "replayed seed of d <= 3", value, per_run(runs, lambda r: longer_than_seed(r, "end-draw", 3)),
+            ((R, f"**{value}**"),), ", ".join(f"{DATA}/{run}" for run in runs)) for runs, value, who in _COOL_LONGER),
+    Claim("calibrated solver, the four settings: runs within 0.1 of alpha at alpha 0.2, 0.5, 0.8", _FOUR_BY_TARGET,
+          within_by_target(_FOUR), ((R, f"**{_FOUR_BY_TARGET}**"),), ", ".join(f"{DATA}/{p}-*" for p in _FOUR)),
+    Claim("calibrated solver, the four settings at alpha 0.2: end-draw share of tasks of d >= 6", _A02_LONG,
+          by_outcome(_FOUR, lambda r: level_share(r, "end-draw", 6), tag="a02"), ((R, f"**{_A02_LONG}**"),),
+          ", ".join(f"{DATA}/{p}-a02-*" for p in _FOUR)),
     Claim("calibrated solver, never trained at alpha 0.8: end-draw share of tasks longer than their replayed seed of "
           "d <= 3", _NEVER_LONGER, share_range(_NEVER_A08, lambda r: longer_than_seed(r, "end-draw", 3)),
           ((R, f"**{_NEVER_LONGER}**"),), ", ".join(f"{DATA}/{run}" for run in _NEVER_A08)),

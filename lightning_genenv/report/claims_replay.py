@@ -93,7 +93,6 @@ _LINEAR = {
     "a08-d369": ("0.238 / 0.093 / 0.344", "0.214 / 0.063 / 0.217", "−0.242 [−0.572, +0.087]",
                  "+0.032 [−0.154, +0.218]"),
 }
-_ANSWER = "| Does the simulator learn a curriculum? Calibrated solver |"
 
 # the same with each update's rate keyed to its epoch's distance from alpha (simulator.lr_scheduler_type=off_target,
 # lr_off_target_scale 0.3), its last column paired with the constant step's runs
@@ -274,9 +273,6 @@ REPLAY_CLAIMS: tuple[Claim, ...] = (
       for alpha, d0, value in _BY_TARGET),
     Claim("calibrated solver, replayed seeds: an epoch's sampling error at the bar's targets, epochs 5-10", _NOISE,
           epoch_noise(_NOISE_TARGETS), ((R, f"**{_NOISE}**"),), f"{SHAPED}/*/calibration_tasks.jsonl.gz"),
-    Claim("calibrated solver: the chance a simulator exactly on alpha ends all 9 runs within 0.1", "all 0.49",
-          lambda root: epoch_noise(_NOISE_TARGETS)(root).split("; ")[3], ((R, _ANSWER),),
-          f"{SHAPED}/*/calibration_tasks.jsonl.gz"),
     *(Claim(f"calibrated solver, {stem}: success of the tasks from base and from replayed seeds, epochs 5-10", value,
             success_by_seed_kind(*seed_runs(stem)), ((R, f"**{value}**"),),
             f"{SHAPED}/{stem}-s*/calibration_tasks.jsonl.gz")

@@ -1,0 +1,70 @@
+"""The calibrated bar, setting by setting (RESULTS.md "Calibrated solver", its first table): each pre-registered set of
+measured runs (9 runs at α = 0.2, 0.5, 0.8 × seeds 0–2, the moving target, and never trained once per α) in one row,
+as :class:`~lightning_genenv.report.claim.Claim` values recomputed from ``docs/results/calibrated-measured``:
+
+* the runs whose end draw lies within 0.1 of α, per target and in all;
+* the moving target: ``|p̄ − α|`` at its last epoch and measured after it;
+* never trained with the same replay, seed 0: the end draw's ``|p̄ − α|`` per target;
+* the end draw's valid share, its mean over the 9 runs: what a setting pays in malformed or copied tasks.
+
+Left out: what each setting's figures mean and the runs' per-seed tables, which the sections below and
+``bench/calibration_table.py`` give; the sets stopped before their end (``ns-*``) and the single-target ones (``nl-*``).
+"""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from lightning_genenv.report.calibrated_measured import measured
+from lightning_genenv.report.claim import Claim, R
+from lightning_genenv.report.claims_measured import DATA, measured_within, move_error, nine_runs
+from lightning_genenv.report.claims_prompt import once_per_alpha, within_by_target
+
+
+def mean_valid(stem: str) -> Callable[[Path], str]:
+    """The mean over ``stem``'s 9 runs of the end draw's valid share (valid tasks of all it wrote)."""
+    return lambda root: f"{statistics.fmean(measured(r)['end-draw']['valid_rate'] for r in nine_runs(root, stem)):.2f}"
+
+
+@dataclass(frozen=True)
+class MeasuredSet:
+    """One row of the table: a setting's pre-registered set and its figures, as RESULTS.md prints them."""
+
+    label: str  # the row's first cell, which names the setting
+    stem: str  # its trained runs' stem
+    never: str  # its never-trained runs' stem
+    by_target: str  # runs within 0.1 at alpha 0.2, 0.5, 0.8
+    within: str  # of the 9
+    move: str  # the moving target at its last epoch; measured
+    never_errors: str  # never trained, seed 0: end-draw |p-bar - alpha| at alpha 0.2, 0.5, 0.8
+    valid: str  # the end draw's valid share, mean over the 9 runs
+
+    def claims(self) -> tuple[Claim, ...]:
+        row, files = ((R, f"| {self.label} |"),), f"{DATA}/{self.stem}-*, {DATA}/{self.never}-*"
+        return (Claim(f"the calibrated bar, {self.stem}: runs within 0.1 at alpha 0.2, 0.5, 0.8", self.by_target,
+                      within_by_target((self.stem,)), row, files),
+                Claim(f"the calibrated bar, {self.stem}: runs within 0.1 of 9", self.within,
+                      measured_within(self.stem), row, files),
+                Claim(f"the calibrated bar, {self.stem}: the moving target", self.move, move_error(self.stem), row,
+                      files),
+                Claim(f"the calibrated bar, {self.never}: never trained, seed 0", self.never_errors,
+                      once_per_alpha(self.never), row, files),
+                Claim(f"the calibrated bar, {self.stem}: mean end-draw valid share", self.valid,
+                      mean_valid(self.stem), row, files))
+
+
+SETS = (
+    MeasuredSet("tasks shown: `R` alone (`nm-*`, `nu-*`)", "nm-grpo", "nu-random",
+                "2 of 3 / 3 of 3 / 1 of 3", "6 of 9", "0.115; measured 0.060", "0.320 / 0.363 / 0.441", "0.83"),
+    MeasuredSet("success rate alone: `simulator.result_tasks=false` (`nr-*`, `nur-*`)", "nr-grpo", "nur-random",
+                "2 of 3 / 2 of 3 / 2 of 3", "6 of 9", "0.068; measured 0.152", "0.199 / 0.361 / 0.339", "0.83"),
+    MeasuredSet("tasks rotated: `simulator.result_tasks_pick=rotate` (`nq-*`, `nuq-*`)", "nq-grpo", "nuq-random",
+                "2 of 3 / 2 of 3 / 1 of 3", "5 of 9", "0.112; measured 0.013", "0.290 / 0.255 / 0.451", "0.87"),
+    MeasuredSet("sampled at 0.5: `simulator.temperature=0.5` (`nt-*`, `ntu-*`)", "nt-grpo", "ntu-random",
+                "1 of 3 / 3 of 3 / 3 of 3", "7 of 9", "0.176; measured 0.125", "0.263 / 0.318 / 0.262", "0.67"),
+)
+
+SETTINGS_CLAIMS: tuple[Claim, ...] = tuple(claim for s in SETS for claim in s.claims())
