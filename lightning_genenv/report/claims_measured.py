@@ -36,10 +36,11 @@ def nine_runs(root: Path, stem: str = "nm-grpo") -> list[CalibratedRun]:
     return _runs(root, *(run for tag in TARGETS for run in seed_runs(f"{stem}-{tag}")))
 
 
-def measure_values(tag: str, measure: str, figure: str = "error", stem: str = "nm-grpo") -> Callable[[Path], str]:
-    """One target's seeds' ``figure`` of ``measure`` (``error``: ``|p̄ − α|``; ``se``; ``p_bar``), ``a / b / c``."""
+def measure_values(tag: str, measure: str, figure: str = "error", stem: str = "nm-grpo",
+                   seeds: tuple[int, ...] = (0, 1, 2)) -> Callable[[Path], str]:
+    """One target's ``seeds``' ``figure`` of ``measure`` (``error``: ``|p̄ − α|``; ``se``; ``p_bar``), ``a / b / c``."""
     return lambda root: " / ".join(f"{measured(run)[measure][figure]:.3f}"
-                                   for run in _runs(root, *seed_runs(f"{stem}-{tag}")))
+                                   for run in _runs(root, *seed_runs(f"{stem}-{tag}", seeds)))
 
 
 def measured_within(stem: str = "nm-grpo", at_least: float | None = None, upper: bool = False
@@ -60,13 +61,14 @@ def largest_se(measure: str = "end-draw", stem: str = "nm-grpo") -> Callable[[Pa
 
 
 def paired_measures(a: str, b: str, tags: tuple[str, ...] = TARGETS, a_stem: str = "nm-grpo",
-                    b_stem: str = "nm-grpo", figure: str = "error") -> Callable[[Path], str]:
+                    b_stem: str = "nm-grpo", figure: str = "error", seeds: tuple[int, ...] = (0, 1, 2)
+                    ) -> Callable[[Path], str]:
     """``figure`` (``error``: ``|p̄ − α|``; ``valid_rate``) of measure ``a`` of ``a_stem``'s runs minus that of measure
-    ``b`` of ``b_stem``'s, paired by target and seed over ``tags``' 3 seeds each, with its 95% interval."""
+    ``b`` of ``b_stem``'s, paired by target and seed over ``tags`` × ``seeds``, with its 95% interval."""
     def compute(root: Path) -> str:
         def figures(stem: str, measure: str) -> list[float]:
             return [measured(r)[measure][figure]
-                    for r in _runs(root, *(run for tag in tags for run in seed_runs(f"{stem}-{tag}")))]
+                    for r in _runs(root, *(run for tag in tags for run in seed_runs(f"{stem}-{tag}", seeds)))]
         return ci(paired_difference(figures(a_stem, a), figures(b_stem, b)))
     return compute
 

@@ -5,7 +5,10 @@ as :class:`~lightning_genenv.report.claim.Claim` values recomputed from ``docs/r
 * the runs whose end draw lies within 0.1 of α, per target and in all;
 * the moving target: ``|p̄ − α|`` at its last epoch and measured after it;
 * never trained with the same replay, seed 0: the end draw's ``|p̄ − α|`` per target;
-* the end draw's valid share, its mean over the 9 runs: what a setting pays in malformed or copied tasks.
+* the end draw's valid share, its mean over the 9 runs: what a setting pays in malformed or copied tasks;
+
+and, beside the table, the cooler sampler against the default at α = 0.8 on seeds 3–5, a replication pre-registered
+after its seeds 0–2 were seen.
 
 Left out: what each setting's figures mean and the runs' per-seed tables, which the sections below and
 ``bench/calibration_table.py`` give; the sets stopped before their end (``ns-*``) and the single-target ones (``nl-*``).
@@ -18,10 +21,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from lightning_genenv.report.calibrated_measured import measured
+from lightning_genenv.report.calibrated_measured import longer_than_seed, measured
+from lightning_genenv.report.calibrated_views import seed_runs
 from lightning_genenv.report.claim import Claim, R
-from lightning_genenv.report.claims_measured import DATA, measured_within, move_error, nine_runs
-from lightning_genenv.report.claims_prompt import once_per_alpha, within_by_target
+from lightning_genenv.report.claims_measured import (
+    DATA,
+    measure_values,
+    measured_within,
+    move_error,
+    nine_runs,
+    paired_measures,
+)
+from lightning_genenv.report.claims_prompt import once_per_alpha, per_run, within_by_target
 
 
 def mean_valid(stem: str) -> Callable[[Path], str]:
@@ -67,4 +78,26 @@ SETS = (
                 "1 of 3 / 3 of 3 / 3 of 3", "7 of 9", "0.176; measured 0.125", "0.263 / 0.318 / 0.262", "0.67"),
 )
 
-SETTINGS_CLAIMS: tuple[Claim, ...] = tuple(claim for s in SETS for claim in s.claims())
+# alpha 0.8 on seeds 3-5: the end draw's |p-bar - alpha| of nt-* and of nm-*; nt - nm paired over seeds 3-5 and 0-5;
+# the valid share's paired difference over seeds 3-5
+_FRESH, _ALL = (3, 4, 5), (0, 1, 2, 3, 4, 5)
+_REPLICATION = (("nt-grpo", "0.031 / 0.113 / 0.043"), ("nm-grpo", "0.019 / 0.167 / 0.129"))
+_REPLICATION_PAIRS = ((_FRESH, "error", "−0.042 [−0.167, +0.082]"), (_ALL, "error", "−0.087 [−0.213, +0.039]"),
+                      (_FRESH, "valid_rate", "−0.156 [−0.507, +0.195]"))
+_A08 = "a08-d369"
+_FRESH_LONGER = "0.015 / 0.274 / 0.144"  # nt-* seeds 3-5: tasks longer than their replayed seed of d <= 3
+
+SETTINGS_CLAIMS: tuple[Claim, ...] = (
+    *(claim for s in SETS for claim in s.claims()),
+    *(Claim(f"calibrated solver, alpha 0.8, seeds 3-5, {stem}: end-draw |p-bar - alpha|", value,
+            measure_values(_A08, "end-draw", stem=stem, seeds=_FRESH), ((R, f"**{value}**"),),
+            f"{DATA}/{stem}-{_A08}-s[345]") for stem, value in _REPLICATION),
+    *(Claim(f"calibrated solver, alpha 0.8, seeds {seeds[0]}-{seeds[-1]}: end-draw {figure}, nt-* - nm-*", value,
+            paired_measures("end-draw", "end-draw", (_A08,), "nt-grpo", "nm-grpo", figure, seeds),
+            ((R, f"**{value}**"),), f"{DATA}/nt-grpo-{_A08}-*, {DATA}/nm-grpo-{_A08}-*")
+      for seeds, figure, value in _REPLICATION_PAIRS),
+    Claim("calibrated solver, alpha 0.8, seeds 3-5, nt-*: end-draw share of tasks longer than their replayed seed of "
+          "d <= 3", _FRESH_LONGER,
+          per_run(seed_runs(f"nt-grpo-{_A08}", _FRESH), lambda r: longer_than_seed(r, "end-draw", 3)),
+          ((R, f"**{_FRESH_LONGER}**"),), f"{DATA}/nt-grpo-{_A08}-s[345]"),
+)
