@@ -135,14 +135,14 @@ _ROWS = {"a02": ("0.056 / 0.077 / 0.102", "0.320 / 0.368 / 0.303", "0.684 / 0.70
          "a05": ("0.013 / 0.045 / 0.016", "0.363 / 0.351 / 0.340", "0.104 / 0.089 / 0.096", "0.395 / 0.459 / 0.476"),
          "a08-d369": ("0.342 / 0.000 / 0.181", "0.441 / 0.563 / 0.249", "0.427 / 0.410 / 0.434",
                       "0.478 / 0.776 / 0.729")}
-_WITHIN, _SHOWN, _SE = "6 of 9", "4 of 9", "0.036"  # end-draw within 0.1; its upper 95% bound within 0.1; largest SE
+NM_WITHIN, _SHOWN, _SE = "6 of 9", "4 of 9", "0.036"  # end-draw within 0.1; its upper 95% bound within 0.1; largest SE
 _NEVER = "8 of 9"  # the never-trained runs' end-draw 0.25 or more from alpha
 _PAIRS = (("end-base", "start", "nm-grpo", "nm-grpo", "−0.231 [−0.338, −0.125]"),
           ("end-draw", "end-base", "nm-grpo", "nm-grpo", "−0.102 [−0.231, +0.028]"),
           ("end-draw", "end-draw", "nm-grpo", "nu-random", "−0.274 [−0.386, −0.161]"),
           ("end-base", "start", "nu-random", "nu-random", "+0.042 [−0.009, +0.093]"),
           ("end-base", "end-base", "nm-grpo", "nu-random", "−0.274 [−0.392, −0.155]"))
-_DRIFT, _MOVE, _SAME = "0.81 → 0.46 (SE 0.03)", "0.115; measured 0.060", "10 of 10"
+_DRIFT, NM_MOVE, _SAME = "0.81 → 0.46 (SE 0.03)", "0.115; measured 0.060", "10 of 10"
 _WALLS = "826 s against 680 s"
 # the rate decaying to 0 over the run (nl-*, alpha 0.8 only): end-draw |p-bar - alpha|, start p-bar, end-base p-bar;
 # each seed's drift from its last epoch, and the constant rate's; nl - nm end-draw, 3 pairs
@@ -166,8 +166,8 @@ MEASURED_CLAIMS: tuple[Claim, ...] = (
               measure_values(tag, "start", "p_bar"), ((R, _row(tag)),), f"{DATA}/nm-grpo-{tag}-s*"),
         Claim(f"calibrated solver, measured, {tag}: p-bar of the trained weights on the base seeds (end-base)", base,
               measure_values(tag, "end-base", "p_bar"), ((R, _row(tag)),), f"{DATA}/nm-grpo-{tag}-s*"))),
-    Claim("calibrated solver, measured: runs whose end-draw is within 0.1 of alpha", _WITHIN, measured_within(),
-          ((R, f"**{_WITHIN}**"),), f"{DATA}/nm-grpo-*"),
+    Claim("calibrated solver, measured: runs whose end-draw is within 0.1 of alpha", NM_WITHIN, measured_within(),
+          ((R, f"**{NM_WITHIN}**"),), f"{DATA}/nm-grpo-*"),
     Claim("calibrated solver, measured: runs whose end-draw's upper 95% bound is within 0.1", _SHOWN,
           measured_within(upper=True), ((R, f"**{_SHOWN}**"),), f"{DATA}/nm-grpo-*"),
     Claim("calibrated solver, measured: the largest SE of an end-draw", _SE, largest_se(), ((R, f"SE **{_SE}**"),),
@@ -179,8 +179,8 @@ MEASURED_CLAIMS: tuple[Claim, ...] = (
       for a, b, a_stem, b_stem, value in _PAIRS),
     Claim("calibrated solver, measured, α = 0.8 seed 0: p-bar at epoch 10 and after its last update", _DRIFT,
           drift("nm-grpo-a08-d369-s0"), ((R, f"**{_DRIFT}**"),), f"{DATA}/nm-grpo-a08-d369-s0"),
-    Claim("calibrated solver, measured: the moving target, |p-bar - alpha| at epoch 10 and measured", _MOVE,
-          move_error(), ((R, f"**{_MOVE}**"),), f"{DATA}/{MOVE}"),
+    Claim("calibrated solver, measured: the moving target, |p-bar - alpha| at epoch 10 and measured", NM_MOVE,
+          move_error(), ((R, f"**{NM_MOVE}**"),), f"{DATA}/{MOVE}"),
     Claim("calibrated solver, measured: runs whose epochs equal the unmeasured np-* run's", _SAME, same_epochs(),
           ((R, f"**{_SAME}**"),), f"{DATA}/nm-*, {RESULTS}/{SHAPED}/np-*"),
     *(Claim(f"calibrated solver, measured, nl-grpo-a08-d369: {what}", value,

@@ -26,13 +26,23 @@ from lightning_genenv.report.calibrated_views import seed_runs
 from lightning_genenv.report.claim import Claim, R
 from lightning_genenv.report.claims_measured import (
     DATA,
+    NM_MOVE,
+    NM_WITHIN,
     measure_values,
     measured_within,
     move_error,
     nine_runs,
     paired_measures,
 )
-from lightning_genenv.report.claims_prompt import once_per_alpha, per_run, within_by_target
+from lightning_genenv.report.claims_prompt import (
+    COOLER,
+    RATE_ALONE,
+    ROTATED,
+    PromptSet,
+    once_per_alpha,
+    per_run,
+    within_by_target,
+)
 
 
 def mean_valid(stem: str) -> Callable[[Path], str]:
@@ -53,6 +63,11 @@ class MeasuredSet:
     never_errors: str  # never trained, seed 0: end-draw |p-bar - alpha| at alpha 0.2, 0.5, 0.8
     valid: str  # the end draw's valid share, mean over the 9 runs
 
+    @classmethod
+    def of(cls, prompt: PromptSet, label: str, by_target: str, valid: str) -> MeasuredSet:
+        """The row of a set whose other figures its :class:`~.claims_prompt.PromptSet` already states."""
+        return cls(label, prompt.stem, prompt.never, by_target, prompt.within, prompt.move, prompt.never_errors, valid)
+
     def claims(self) -> tuple[Claim, ...]:
         row, files = ((R, f"| {self.label} |"),), f"{DATA}/{self.stem}-*, {DATA}/{self.never}-*"
         return (Claim(f"the calibrated bar, {self.stem}: runs within 0.1 at alpha 0.2, 0.5, 0.8", self.by_target,
@@ -69,13 +84,13 @@ class MeasuredSet:
 
 SETS = (
     MeasuredSet("tasks shown: `R` alone (`nm-*`, `nu-*`)", "nm-grpo", "nu-random",
-                "2 of 3 / 3 of 3 / 1 of 3", "6 of 9", "0.115; measured 0.060", "0.320 / 0.363 / 0.441", "0.83"),
-    MeasuredSet("success rate alone: `simulator.result_tasks=false` (`nr-*`, `nur-*`)", "nr-grpo", "nur-random",
-                "2 of 3 / 2 of 3 / 2 of 3", "6 of 9", "0.068; measured 0.152", "0.199 / 0.361 / 0.339", "0.83"),
-    MeasuredSet("tasks rotated: `simulator.result_tasks_pick=rotate` (`nq-*`, `nuq-*`)", "nq-grpo", "nuq-random",
-                "2 of 3 / 2 of 3 / 1 of 3", "5 of 9", "0.112; measured 0.013", "0.290 / 0.255 / 0.451", "0.87"),
-    MeasuredSet("sampled at 0.5: `simulator.temperature=0.5` (`nt-*`, `ntu-*`)", "nt-grpo", "ntu-random",
-                "1 of 3 / 3 of 3 / 3 of 3", "7 of 9", "0.176; measured 0.125", "0.263 / 0.318 / 0.262", "0.67"),
+                "2 of 3 / 3 of 3 / 1 of 3", NM_WITHIN, NM_MOVE, "0.320 / 0.363 / 0.441", "0.83"),
+    MeasuredSet.of(RATE_ALONE, "success rate alone: `simulator.result_tasks=false` (`nr-*`, `nur-*`)",
+                   "2 of 3 / 2 of 3 / 2 of 3", "0.83"),
+    MeasuredSet.of(ROTATED, "tasks rotated: `simulator.result_tasks_pick=rotate` (`nq-*`, `nuq-*`)",
+                   "2 of 3 / 2 of 3 / 1 of 3", "0.87"),
+    MeasuredSet.of(COOLER, "sampled at 0.5: `simulator.temperature=0.5` (`nt-*`, `ntu-*`)",
+                   "1 of 3 / 3 of 3 / 3 of 3", "0.67"),
 )
 
 # alpha 0.8 on seeds 3-5: the end draw's |p-bar - alpha| of nt-* and of nm-*; nt - nm paired over seeds 3-5 and 0-5;
