@@ -4,7 +4,8 @@ Each epoch it fits the set the objective made of its generations (:mod:`lightnin
 KL-regularized reward-weighted regression by default: the generations that passed the curriculum filter, weighted
 ``w_i ∝ exp(R_env,i / lam)``), the loss the objective gives, with ``kl_coef`` times the k3 KL to the frozen initial
 simulator on the same tokens. Log-probs are taken at the temperature the simulator samples at (``fit_temperature``,
-by default ``temperature``): the policy fitted, and whose KL is logged and capped, is the sampling policy. Fitting
+by default the epoch's sampling temperature, ``temperature`` unless ``temperature_end`` moves it): the policy fitted,
+and whose KL is logged and capped, is the sampling policy. Fitting
 samples drawn at T = 0.7 at T = 1 would sharpen the simulator toward its modes whatever the weights say.
 
 Two KL caps, each measured on a step's batch (:func:`~lightning_genenv.losses.sequence_kl`):
@@ -54,7 +55,7 @@ class SimulatorModule(PolicyModule):
                          cpu_offload=cpu_offload, max_nonfinite_steps=max_nonfinite_steps)
         self.cfg = cfg
         self.objective = make_objective(cfg, curriculum_cfg if curriculum_cfg is not None else CurriculumConfig())
-        self.fit_temperature = fit_temperature(cfg)
+        self.fit_temperature = fit_temperature(cfg, 0, total_updates or 1)
         self.kl_exceeded = False
         self.steps_this_epoch = 0
         self.steps_undone = 0  # in total: steps that took the KL over kl_max
@@ -79,10 +80,12 @@ class SimulatorModule(PolicyModule):
             self._schedule = linear_decay(optimizer, self.total_updates)
         return {"optimizer": optimizer, "lr_scheduler": {"scheduler": self._schedule, "interval": "epoch"}}
 
-    def aim(self, off_target: float | None) -> None:
-        """The epoch's ``|p̄ - α|`` (None: unmeasured), before its update: with ``lr_scheduler_type=off_target`` the
-        update's learning rate follows it."""
+    def aim(self, off_target: float | None, epoch: int = 0) -> None:
+        """The epoch's ``|p̄ - α|`` (None: unmeasured) and the run's ``epoch`` (from 0) that wrote the tasks, before its
+        update: with ``lr_scheduler_type=off_target`` the update's learning rate follows the first; the update fits
+        at the second's temperature (:func:`~lightning_genenv.config.fit_temperature`, of ``total_updates`` epochs)."""
         self.off_target = off_target
+        self.fit_temperature = fit_temperature(self.cfg, epoch, self.total_updates or 1)
 
     def on_train_epoch_start(self) -> None:
         self.kl_exceeded = False

@@ -61,13 +61,15 @@ class GeneratedTask:
 def write_tasks(engine: RolloutEngine, tokenizer, seeds: list[Task], examples_for: Callable[[Task], list[Task]],
                 sim_cfg, epoch: int, invalid: Counter, num_variations: int | None = None,
                 results_for: Callable[[str], FamilyResults | None] = lambda family: None,
-                alpha: float | None = None, in_band_width: float | None = None) -> list[GeneratedTask]:
+                alpha: float | None = None, in_band_width: float | None = None,
+                temperature: float | None = None) -> list[GeneratedTask]:
     """``num_variations`` (default ``sim_cfg.num_variations``) generations per seed, as records.
     ``results_for(family)`` gives the agent's recent results that the prompt is conditioned on (``alpha`` and
     ``in_band_width``, the curriculum config's, are then required: :func:`~lightning_genenv.prompts.results_text`);
     with ``sim_cfg.result_tasks`` false, their success rate alone (no solved or failed task); with
     ``sim_cfg.result_tasks_pick`` rotate, the family's ``i``-th prompt shows its ``i``-th solved and failed task
-    (:meth:`~lightning_genenv.prompts.FamilyResults.rotated`)."""
+    (:meth:`~lightning_genenv.prompts.FamilyResults.rotated`). Sampled at ``temperature`` (default
+    ``sim_cfg.temperature``)."""
     n = num_variations or sim_cfg.num_variations
     shown = {}  # per seed: the tasks its prompt shows, which a generation may copy
     prompts, per_family = [], Counter()
@@ -83,8 +85,8 @@ def write_tasks(engine: RolloutEngine, tokenizer, seeds: list[Task], examples_fo
         prompts.append(encode_chat(tokenizer, simulator_messages(s, examples, results, alpha, in_band_width,
                                                                     difficulty_hint=sim_cfg.difficulty_hint),
                                    simulator_prefix(s)))
-    params = SamplingParams(n=n, temperature=sim_cfg.temperature, top_p=sim_cfg.top_p,
-                            max_new_tokens=sim_cfg.max_completion_length)
+    params = SamplingParams(n=n, temperature=sim_cfg.temperature if temperature is None else temperature,
+                            top_p=sim_cfg.top_p, max_new_tokens=sim_cfg.max_completion_length)
     records, written = [], []
     for seed, prompt, group in zip(seeds, prompts, engine.generate(prompts, params, "simulator: write tasks")):
         for j, sample in enumerate(group):

@@ -88,10 +88,10 @@ class FakePolicy:
     def __init__(self, cfg=None):
         self.cfg = cfg
         self.tasks = []  # every task prompted, in order
-        self.aimed = []  # as the simulator: the |p̄ - α| each update was given
+        self.aimed = []  # as the simulator: the (|p̄ - α|, epoch) each update was given
 
-    def aim(self, off_target):
-        self.aimed.append(off_target)
+    def aim(self, off_target, epoch):
+        self.aimed.append((off_target, epoch))
 
     def prompt(self, task):
         self.tasks.append(task)

@@ -269,3 +269,23 @@ def test_a_target_gain_needs_a_reward_with_an_alpha():
     with pytest.raises(ConfigError, match="target_memory=0.5 carries earlier epochs' error into R_env's alpha, which "
                                           "only curriculum.target_gain > 0 moves"):
         compose(["curriculum.target_memory=0.5"])
+
+
+def test_a_moving_sampling_temperature():
+    """simulator.temperature_end: a straight line from simulator.temperature at the first epoch to it at the last,
+    held after; the fit follows it unless fit_temperature is fixed, which cannot go with it."""
+    from lightning_genenv.config import fit_temperature, sampling_temperature
+
+    sim = compose(["simulator.temperature=0.7", "simulator.temperature_end=0.5"]).simulator
+    assert [sampling_temperature(sim, e, 10) for e in (0, 9, 12)] == pytest.approx([0.7, 0.5, 0.5])
+    assert sampling_temperature(sim, 3, 10) == pytest.approx(0.7 - 0.2 / 3)
+    assert sampling_temperature(sim, 0, 1) == pytest.approx(0.5)  # a one-epoch run samples at the end's
+    assert fit_temperature(sim, 3, 10) == sampling_temperature(sim, 3, 10)
+    fixed = compose(["simulator.temperature=0.6"]).simulator
+    assert {sampling_temperature(fixed, e, 10) for e in range(12)} == {0.6} == {fit_temperature(fixed, 4, 10)}
+    assert fit_temperature(compose(["simulator.fit_temperature=1.0"]).simulator, 4, 10) == 1.0
+    with pytest.raises(ConfigError, match="temperature_end=0.5 moves the temperature the simulator samples and fits "
+                                          "at; it cannot go with a fixed simulator.fit_temperature=1.0"):
+        compose(["simulator.temperature_end=0.5", "simulator.fit_temperature=1.0"])
+    with pytest.raises(ConfigError, match=r"temperature_end=0.0 must be in \(0, 10\]"):
+        compose(["simulator.temperature_end=0"])

@@ -120,15 +120,19 @@ def test_a_seeds_candidates_share_their_prompt_and_give_the_same_loss(tiny_dir, 
     assert float(losses[0]) == pytest.approx(float(losses[1]), rel=1e-5, abs=1e-6)
 
 
-@pytest.mark.parametrize("overrides,expected", [([], 0.7), (["simulator.temperature=0.5"], 0.5),
-                                                (["simulator.fit_temperature=1.0"], 1.0)])
-def test_rwr_fits_at_the_sampling_temperature(tiny_dir, overrides, expected):
-    """The loss's NLL is the sampling policy's (T = simulator.temperature) unless fit_temperature says otherwise."""
+@pytest.mark.parametrize("overrides,epoch,expected", [([], 9, 0.7), (["simulator.temperature=0.5"], 0, 0.5),
+                                                      (["simulator.fit_temperature=1.0"], 3, 1.0),
+                                                      (["simulator.temperature_end=0.5"], 0, 0.7),
+                                                      (["simulator.temperature_end=1.0"], 9, 1.0)])
+def test_rwr_fits_at_the_sampling_temperature(tiny_dir, overrides, epoch, expected):
+    """The loss's NLL is the sampling policy's (T = simulator.temperature, or the epoch's of 10 with
+    temperature_end) unless fit_temperature says otherwise."""
     from lightning_genenv.losses import sequence_logprobs
 
     model, tok = load_causal_lm(tiny_dir)
     cfg = compose(["model=tiny", *overrides]).simulator
-    sim = simulator_module(model, tok, cfg)
+    sim = simulator_module(model, tok, cfg, total_updates=10)
+    sim.aim(None, epoch)
     logged = {}
     sim.log_dict = lambda d, **k: logged.update(d)
     sim.trainer = _one_process()

@@ -94,7 +94,7 @@ def run_calibrated(cfg, run_dir: Path, start: float) -> Path:
     updates.start(trainer.strategy.root_device if trainer is not None else "cpu")
     results = LatestResults()
     source = SimulatorSource(Rollouts.of(None, engine), tokenizer, sim_cfg, cur.alpha, cur.in_band_width, dm.shot_pool,
-                             results)
+                             results, cfg.trainer.max_epochs)
     s = cfg.solver
     solver = CalibratedSolver(load_reward_func(s.difficulty, key="solver.difficulty"), s.d0, s.slope, s.d0_step,
                               cfg.agent.num_generations, cfg.seed)
@@ -124,7 +124,7 @@ def run_calibrated(cfg, run_dir: Path, start: float) -> Path:
                        "time/generate_tasks": writing}
             t0 = time.perf_counter()
             if trainer is not None and scored.sim_records:
-                metrics.update(updates.update(scored.sim_records, scored.off_target))
+                metrics.update(updates.update(scored.sim_records, scored.off_target, epoch))
                 engine.sync()
                 if s.select_last:
                     states[updates.epochs] = simulator.trainable_state()

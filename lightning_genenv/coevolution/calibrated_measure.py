@@ -78,7 +78,7 @@ class SimulatorMeasure:
         rows = []
         for r, seeds in enumerate(rounds):
             seed_everything(epoch_seed(self.cfg.seed, MEASURE_EPOCHS + _SEED_INDEX[name] * 1000 + r), verbose=False)
-            new = self.source.new_tasks(seeds, MEASURE_EPOCHS, random.Random(0))
+            new = self.source.new_tasks(seeds, MEASURE_EPOCHS, random.Random(0), sampled_as=solver_epoch)
             attempts = self.solver.attempt([t.task for t in new.valid()], solver_epoch, f":{name}:{r}")
             scored = iter(zip(attempts.groups, attempts.difficulties, attempts.probabilities))
             for record in new.records:

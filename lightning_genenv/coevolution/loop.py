@@ -109,7 +109,8 @@ class CoEvolution:
         metrics = {}
         with timers.phase("simulator_update"):
             if cfg.curriculum.train_simulator and progress.sim_records and self.simulator_updates.trainer is not None:
-                metrics.update(self.simulator_updates.update(progress.sim_records, progress.off_target))
+                metrics.update(self.simulator_updates.update(progress.sim_records, progress.off_target,
+                                                              progress.epoch))
         self.rollouts.sync()
         pushes = self.rollouts.pop_sync_times()  # weight pushes into an external engine this epoch
         timers.add("weight_sync", sum(pushes))

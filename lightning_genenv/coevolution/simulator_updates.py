@@ -48,10 +48,11 @@ class SimulatorUpdates:
         return DataLoader(records, batch_size=batch_size, shuffle=False,
                           collate_fn=lambda r: collate_generations(r, pad_id))
 
-    def update(self, records: list[SimRecord], off_target: float | None = None) -> dict[str, float]:
+    def update(self, records: list[SimRecord], off_target: float | None = None, epoch: int = 0) -> dict[str, float]:
         """One epoch of the simulator's objective on ``records`` (one ``fit``: :class:`OneEpochPerFit`), the epoch's
-        ``|p̄ - α|`` ``off_target`` (:meth:`~lightning_genenv.simulator.SimulatorModule.aim`); returns its metrics."""
-        self.sim.aim(off_target)
+        ``|p̄ - α|`` ``off_target`` and the run's ``epoch`` that wrote them
+        (:meth:`~lightning_genenv.simulator.SimulatorModule.aim`); returns its metrics."""
+        self.sim.aim(off_target, epoch)
         self.trainer.fit(self.sim, train_dataloaders=self.loader(records, self.batch_size))
         self.epochs += 1
         self.save()

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 from lightning_genenv.coevolution.results import LatestResults
 from lightning_genenv.coevolution.seed_draw import Seeds
+from lightning_genenv.config import sampling_temperature
 from lightning_genenv.distributed import gather, shard
 from lightning_genenv.prompts import family_examples
 from lightning_genenv.task_writing import GeneratedTask, static_records, write_tasks
@@ -51,14 +52,17 @@ class NewTasks:
 
 class SimulatorSource:
     """The simulator writes variations of the seeds through its rollout engine, with few-shot examples
-    of each seed's family from ``shot_pool`` and conditioned on the agent's latest ``results``."""
+    of each seed's family from ``shot_pool`` and conditioned on the agent's latest ``results``, at the
+    epoch's temperature of the run's ``epochs`` (:func:`~lightning_genenv.config.sampling_temperature`)."""
 
     def __init__(self, rollouts, tokenizer, sim_cfg, alpha: float, in_band_width: float, shot_pool: list[Task],
-                 results: LatestResults):
+                 results: LatestResults, epochs: int):
         self.rollouts, self.tokenizer, self.cfg, self.alpha = rollouts, tokenizer, sim_cfg, alpha
-        self.in_band_width, self.shot_pool, self.results = in_band_width, shot_pool, results
+        self.in_band_width, self.shot_pool, self.results, self.epochs = in_band_width, shot_pool, results, epochs
 
-    def new_tasks(self, seeds: Seeds, epoch: int, rng: random.Random) -> NewTasks:
+    def new_tasks(self, seeds: Seeds, epoch: int, rng: random.Random, sampled_as: int | None = None) -> NewTasks:
+        """``sampled_as``: the epoch whose temperature the tasks are sampled at (default ``epoch``, which names
+        them)."""
         replayed = {s.id for s in seeds.replayed}
 
         def examples(s: Task) -> list[Task]:  # a replayed seed beside the other replayed ones, if there are any
@@ -67,7 +71,9 @@ class SimulatorSource:
 
         local = write_tasks(self.rollouts.simulator, self.tokenizer, shard(seeds.tasks), examples, self.cfg, epoch,
                             Counter(), results_for=self.results.get, alpha=self.alpha,
-                            in_band_width=self.in_band_width)
+                            in_band_width=self.in_band_width,
+                            temperature=sampling_temperature(self.cfg, epoch if sampled_as is None else sampled_as,
+                                                             self.epochs))
         return NewTasks(gather(local, GeneratedTask.to_json, GeneratedTask.from_json))
 
 
@@ -94,7 +100,7 @@ def task_source(cfg, rollouts, sim_tokenizer, shot_pool: list[Task], static_task
     source = cfg.curriculum.task_source
     if source == "simulator":
         return SimulatorSource(rollouts, sim_tokenizer, cfg.simulator, cfg.curriculum.alpha,
-                               cfg.curriculum.in_band_width, shot_pool, results)
+                               cfg.curriculum.in_band_width, shot_pool, results, cfg.trainer.max_epochs)
     if source == "static":
         return StaticSource(static_tasks, cfg.data.seeds_per_epoch * cfg.simulator.num_variations)
     return NoSource()

@@ -45,10 +45,11 @@ from lightning_genenv.config.schema import (
     check,
     check_file,
     fit_temperature,
+    sampling_temperature,
 )
 
 __all__ = ["ALIASES", "BENCHMARK_NAMES", "CONF_DIR", "DTYPES", "LOGGER_NAMES", "NO_TRAIN_SPLIT", "PAPER_MIX",
            "AgentConfig", "Config", "ConfigError", "CurriculumConfig", "DataConfig", "Key", "LoggerConfig",
            "LoraConfig", "ModelConfig", "RolloutConfig", "SimulatorConfig", "StrategyConfig", "TrainerConfig",
            "check", "check_file", "compose", "fit_temperature", "groups", "load_yaml_mapping", "option_mapping",
-           "parse_cli", "parse_overrides", "schema_keys", "save_config", "to_yaml", "usage"]
+           "parse_cli", "parse_overrides", "sampling_temperature", "schema_keys", "save_config", "to_yaml", "usage"]

@@ -152,6 +152,9 @@ class SimulatorConfig:
     # the temperature RWR fits (and measures the KL) at; None: simulator.temperature, so that the fitted and the
     # logged policy is the sampling one (fitting T = 0.7 samples at T = 1 sharpens the simulator)
     fit_temperature: Optional[float] = None
+    # a sampling temperature that moves over the run: epoch e of E samples (and fits) at temperature + (temperature_end
+    # - temperature) * e / (E - 1), wide early and narrow late (sampling_temperature); None: temperature throughout
+    temperature_end: Optional[float] = None
     # the prompt asks for a harder (easier) task when the family's success rate is more than
     # curriculum.in_band_width above (below) alpha;
     # false: the agent's history only, as in the paper, so that any curriculum comes from R_env. Kept on: against
@@ -218,7 +221,8 @@ class SimulatorConfig:
 
     def __post_init__(self):
         within("simulator", self, learning_rate="[0, 1]", weight_decay="[0, 1]", lam="(0, 100]", kl_coef="[0, 100]",
-               kl_max="(0, 1e9]", temperature="(0, 10]", fit_temperature="(0, 10]", top_p="(0, 1]",
+               kl_max="(0, 1e9]", temperature="(0, 10]", fit_temperature="(0, 10]",
+               temperature_end="(0, 10]", top_p="(0, 1]",
                max_completion_length=f"[1, {MAX_COUNT}]", batch_size=f"[1, {MAX_COUNT}]", num_variations="[1, 1000]",
                num_examples="[0, 64]", tau="(0, 100]", epsilon="(0, 1]", reward_unsolved="[-10, 10]",
                reward_solved="[-10, 10]", reward_invalid="[-10, 10]", near_duplicate_penalty="[0, 10]",
@@ -241,14 +245,28 @@ class SimulatorConfig:
         check(not self.seed_replay_gain or self.seed_replay_pick == "nearest",
               f"simulator.seed_replay_gain={self.seed_replay_gain} moves the point the replayed seeds are picked "
               f"nearest; it needs simulator.seed_replay_pick=nearest")
+        check(self.temperature_end is None or self.fit_temperature is None,
+              f"simulator.temperature_end={self.temperature_end} moves the temperature the simulator samples and fits "
+              f"at; it cannot go with a fixed simulator.fit_temperature={self.fit_temperature}")
         check(self.objective == "rwr" or self.rwr_set == "epoch",
               f"simulator.objective={self.objective} weighs the epoch's own generations; it needs "
               f"simulator.rwr_set=epoch")
 
 
-def fit_temperature(sim) -> float:
-    """The temperature the simulator's RWR fits (and measures its KL) at: ``fit_temperature``, else ``temperature``."""
-    return sim.fit_temperature if sim.fit_temperature is not None else sim.temperature
+def sampling_temperature(sim, epoch: int, epochs: int) -> float:
+    """The temperature the simulator samples at in ``epoch`` (from 0) of ``epochs``: ``temperature``, or with
+    ``temperature_end`` the straight line from ``temperature`` at the first epoch to ``temperature_end`` at the last
+    (held there after it)."""
+    if sim.temperature_end is None:
+        return sim.temperature
+    share = min(epoch, epochs - 1) / (epochs - 1) if epochs > 1 else 1.0
+    return sim.temperature + (sim.temperature_end - sim.temperature) * share
+
+
+def fit_temperature(sim, epoch: int = 0, epochs: int = 1) -> float:
+    """The temperature the simulator's objective fits (and measures its KL) at in ``epoch`` of ``epochs``:
+    ``fit_temperature``, else the epoch's sampling temperature (:func:`sampling_temperature`)."""
+    return sim.fit_temperature if sim.fit_temperature is not None else sampling_temperature(sim, epoch, epochs)
 
 
 @dataclass

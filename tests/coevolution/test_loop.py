@@ -70,7 +70,7 @@ def test_the_simulator_is_fitted_on_the_epochs_set_and_its_count_is_checkpointed
     fitted = list(progress.sim_records)
     run.end_epoch(progress)
     # the epoch's |p̄ - α| reaches the simulator before its update (lr_scheduler_type=off_target follows it)
-    assert sim.aimed == [progress.off_target] and progress.off_target is not None
+    assert sim.aimed == [(progress.off_target, progress.epoch)] and progress.off_target is not None
 
     assert len(fitted) == 2 and len(trainer.fits) == 1  # one fit, on the epoch's two valid tasks
     assert sum(len(batch["completion_ids"]) for batch in trainer.fits[0][1]) == len(fitted)

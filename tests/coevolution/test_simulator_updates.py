@@ -21,14 +21,15 @@ def _simulator(moved=None, sharded=False, aimed=None):
     is sharded, ``to``, ``aim`` (recorded in ``aimed``)."""
     aimed = [] if aimed is None else aimed
     return SimpleNamespace(tokenizer=CharTok(), steps_this_epoch=2, last_kl=0.25, kl_exceeded=True, sharded=sharded,
-                           learning_rate_now=1e-4, to=lambda device: moved.append(device), aim=aimed.append)
+                           learning_rate_now=1e-4, to=lambda device: moved.append(device),
+                           aim=lambda off_target, epoch: aimed.append((off_target, epoch)))
 
 
 def test_an_update_fits_one_more_epoch_on_the_records_and_returns_its_metrics(tmp_path):
     trainer = RecordingTrainer()
     aimed = []
     updates = SimulatorUpdates(_simulator(aimed=aimed), trainer, tmp_path, batch_size=2)
-    assert updates.update(RECORDS, off_target=0.125) == {"sim/steps": 2.0, "sim/learning_rate": 1e-4,
+    assert updates.update(RECORDS, off_target=0.125, epoch=4) == {"sim/steps": 2.0, "sim/learning_rate": 1e-4,
                                                           "sim/kl_to_initial": 0.25, "sim/kl_cap_hit_epoch": 1.0}
     (ckpt_path, batches), = trainer.fits
     assert (ckpt_path, updates.epochs) == (None, 1)
@@ -39,7 +40,8 @@ def test_an_update_fits_one_more_epoch_on_the_records_and_returns_its_metrics(tm
     assert first["completion_mask"].tolist() == [[1.0, 0.0], [1.0, 1.0]]
     updates.update(RECORDS[:1])
     assert [len(f[1]) for f in trainer.fits] == [2, 1] and updates.epochs == 2
-    assert aimed == [0.125, None]  # each update's |p̄ - α| reaches the simulator before its fit
+    # each update's |p̄ - α| and the epoch that wrote its tasks reach the simulator before its fit
+    assert aimed == [(0.125, 4), (None, 0)]
 
 
 def test_each_update_is_checkpointed_sealed_and_the_one_before_last_is_deleted(tmp_path):

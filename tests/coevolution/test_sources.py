@@ -36,7 +36,8 @@ def test_the_simulator_writes_variations_conditioned_on_the_latest_results():
     engine = ScriptedEngine(lambda i, n: [f'What is {i} plus one?", "answer": "{i + 1}"}}', "not json"][:n])
     results = LatestResults()
     results.update({"qa": FamilyResults("qa", 0.25, 8, solved=task(7), unsolved=task(8))})
-    source = SimulatorSource(Rollouts.of(None, engine), CharTok(), SIM, ALPHA, BAND, [task(5), task(6)], results)
+    source = SimulatorSource(Rollouts.of(None, engine), CharTok(), SIM, ALPHA, BAND, [task(5), task(6)], results,
+                             epochs=10)
     seeds = [task(0), task(1)]
     new = source.new_tasks(Seeds(seeds, []), epoch=3, rng=random.Random(0))
 
@@ -57,7 +58,7 @@ def test_the_simulator_writes_variations_conditioned_on_the_latest_results():
 
 def test_a_replayed_seed_is_shown_beside_the_other_replayed_seeds():
     engine = ScriptedEngine(lambda i, n: ["not json"] * n)
-    source = SimulatorSource(Rollouts.of(None, engine), CharTok(), SIM, ALPHA, BAND, [task(5)], LatestResults())
+    source = SimulatorSource(Rollouts.of(None, engine), CharTok(), SIM, ALPHA, BAND, [task(5)], LatestResults(), 10)
     own = [task(10 + i, source="generated") for i in range(3)]
     source.new_tasks(Seeds([task(0)], own), epoch=2, rng=random.Random(0))
     (prompts, _, _), = engine.calls
@@ -68,6 +69,23 @@ def test_a_replayed_seed_is_shown_beside_the_other_replayed_seeds():
         assert sum(other.question in t for other in own) == 2
     source.new_tasks(Seeds([], own[:1]), epoch=2, rng=random.Random(0))  # alone: the shot pool's example
     assert "q5?" in "".join(map(chr, engine.calls[-1][0][0]))
+
+
+def test_a_moving_temperature_samples_each_epoch_at_its_own():
+    """simulator.temperature_end: epoch e of 10 samples at 0.7 - 0.2 * e / 9; ``sampled_as`` names the epoch whose
+    temperature a measure's tasks are sampled at, whatever epoch names them."""
+    engine = ScriptedEngine(lambda i, n: ["not json"] * n)
+    sim = dataclasses.replace(SIM, temperature=0.7, temperature_end=0.5)
+    source = SimulatorSource(Rollouts.of(None, engine), CharTok(), sim, ALPHA, BAND, [task(5)], LatestResults(), 10)
+    for epoch in (0, 3, 9):
+        source.new_tasks(Seeds([task(0)], []), epoch, random.Random(0))
+    source.new_tasks(Seeds([task(0)], []), 900_000, random.Random(0), sampled_as=0)
+    source.new_tasks(Seeds([task(0)], []), 900_000, random.Random(0))  # past the last epoch: held at the end
+    assert [params.temperature for _, params, _ in engine.calls] == pytest.approx(
+        [0.7, 0.7 - 0.2 * 3 / 9, 0.5, 0.7, 0.5])
+    fixed = SimulatorSource(Rollouts.of(None, engine), CharTok(), SIM, ALPHA, BAND, [task(5)], LatestResults(), 10)
+    fixed.new_tasks(Seeds([task(0)], []), 9, random.Random(0))
+    assert engine.calls[-1][1].temperature == SIM.temperature
 
 
 def test_the_static_source_samples_its_set_with_the_epochs_rng():
@@ -96,3 +114,4 @@ def test_task_source_is_the_one_the_curriculum_names():
     assert made["static"].tasks == tasks
     assert made["static"].count == DEFAULTS.data.seeds_per_epoch * DEFAULTS.simulator.num_variations
     assert (made["simulator"].alpha, made["simulator"].in_band_width) == (ALPHA, BAND)
+    assert made["simulator"].epochs == DEFAULTS.trainer.max_epochs
