@@ -9,12 +9,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "docs" / "results"
-# The budget for docs/results: the bytes of its regular files (a link counts as its own few bytes). It holds 26.3 MB,
+# The budget for docs/results: the bytes of its regular files (a link counts as its own few bytes). It holds 26.5 MB,
 # of which 4.9 MB are the 36 frozen-agent runs of the group objective (their curves, about 0.14 MB a run), 1.3 MB
-# the 9 four-family co-evolution runs and 1.3 MB the 70 measured calibrated runs (about 19 KB a run, their measured
+# the 9 four-family co-evolution runs and 1.6 MB the 83 measured calibrated runs (about 19 KB a run, their measured
 # tasks included); a run that a claim needs fits in the rest when it keeps what the claim reads
 # (docs/results/runs/README.md).
-BUDGET_BYTES = 26_500_000
+BUDGET_BYTES = 26_800_000
 DOCUMENTS = ["README.md", "RESULTS.md", "BENCHMARKS.md", "EVALUATION.md", "docs/GUIDE.md",
              "docs/results/runs/README.md"]
 

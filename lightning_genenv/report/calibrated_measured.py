@@ -36,6 +36,13 @@ def level_share(run: CalibratedRun, measure: str, at_least: float, replayed: boo
     return sum(d >= at_least for d in rated) / len(rated) if rated else float("nan")
 
 
+def unrated_share(run: CalibratedRun, measure: str) -> float:
+    """Of the valid tasks of ``measure``, the share the difficulty function cannot rate (the solver always fails
+    them)."""
+    valid = [r["d"] for r in _rows(run) if r["measure"] == measure and r["valid"]]
+    return sum(d is None for d in valid) / len(valid) if valid else float("nan")
+
+
 def replayed_seed_share(run: CalibratedRun, measure: str, at_most: float) -> float:
     """Of the valid tasks of ``measure`` written from a replayed seed, the share whose seed (the run's own earlier
     task, in its per-task record) has a ``d`` of ``at_most`` or less."""

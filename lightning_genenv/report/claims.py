@@ -44,11 +44,12 @@ from lightning_genenv.report.claims_measured import MEASURED_CLAIMS
 from lightning_genenv.report.claims_prompt import PROMPT_CLAIMS
 from lightning_genenv.report.claims_replay import REPLAY_CLAIMS
 from lightning_genenv.report.claims_runs import RUN_CLAIMS
+from lightning_genenv.report.claims_sampler import SAMPLER_CLAIMS
 from lightning_genenv.report.claims_settings import SETTINGS_CLAIMS
 from lightning_genenv.report.standing_figures import plot
 
 CLAIMS: tuple[Claim, ...] = (RUN_CLAIMS + BENCH_CLAIMS + CALIBRATED_CLAIMS + REPLAY_CLAIMS + MEASURED_CLAIMS
-                             + PROMPT_CLAIMS + SETTINGS_CLAIMS + FROZEN_CLAIMS + COEVO_CLAIMS)
+                             + PROMPT_CLAIMS + SAMPLER_CLAIMS + SETTINGS_CLAIMS + FROZEN_CLAIMS + COEVO_CLAIMS)
 
 
 def check_all(root: Path = ROOT) -> list[str]:

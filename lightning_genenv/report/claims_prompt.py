@@ -111,7 +111,7 @@ def by_outcome(stems: tuple[str, ...], share: Callable[[CalibratedRun], float], 
     return compute
 
 
-_SLOPES = (((SHAPED, MEASURED), ("",), "+0.24 (SE 0.016), 2,006 transitions in 223 runs", "every archived run"),
+_SLOPES = (((SHAPED, MEASURED), ("",), "+0.24 (SE 0.015), 2,123 transitions in 236 runs", "every archived run"),
            ((SHAPED,), ("untrained",), "+0.24 (SE 0.029), 243 transitions in 27 runs", "never trained, no replay"))
 _CANDIDATES = ("0.490 / 0.473 / 0.484, chose 10", "0.799 / 0.756 / 0.732, chose 10",
                "0.621 / 0.638 / 0.545, chose 9")

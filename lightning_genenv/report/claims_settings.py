@@ -43,6 +43,7 @@ from lightning_genenv.report.claims_prompt import (
     per_run,
     within_by_target,
 )
+from lightning_genenv.report.claims_sampler import SCHEDULED
 
 
 def mean_valid(stem: str) -> Callable[[Path], str]:
@@ -91,6 +92,8 @@ SETS = (
                    "2 of 3 / 2 of 3 / 1 of 3", "0.87"),
     MeasuredSet.of(COOLER, "sampled at 0.5: `simulator.temperature=0.5` (`nt-*`, `ntu-*`)",
                    "1 of 3 / 3 of 3 / 3 of 3", "0.67"),
+    MeasuredSet.of(SCHEDULED, "sampled 0.7 falling to 0.5: `simulator.temperature_end=0.5` (`nd-*`, `ndu-*`)",
+                   "0 of 3 / 3 of 3 / 2 of 3", "0.69"),
 )
 
 # alpha 0.8 on seeds 3-5: the end draw's |p-bar - alpha| of nt-* and of nm-*; nt - nm paired over seeds 3-5 and 0-5;
