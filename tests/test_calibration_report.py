@@ -344,8 +344,13 @@ def test_the_archived_summary_is_the_archived_runs_summary(name, at_least):
     assert len(runs) >= at_least and stored == [ln for ln in tables if ln]
 
 
-def test_level_shares_of_a_measure_split_by_seed_kind_and_the_replayed_seeds_own_levels(tmp_path):
-    from lightning_genenv.report.calibrated_measured import level_share, longer_than_seed, replayed_seed_share
+def test_level_and_unrated_shares_of_a_measure_split_by_seed_kind_and_the_replayed_seeds_own_levels(tmp_path):
+    from lightning_genenv.report.calibrated_measured import (
+        level_share,
+        longer_than_seed,
+        replayed_seed_share,
+        unrated_share,
+    )
 
     run = _run(tmp_path, "m", [0.3], alpha=0.8, d0=3.69,
                tasks=[{"epoch": 8, "id": "gen-e8-a-0", "seed": "a", "d": 3.0},
@@ -368,3 +373,6 @@ def test_level_shares_of_a_measure_split_by_seed_kind_and_the_replayed_seeds_own
     # of the tasks from the d-3 seed (d 5 and 3), one is longer; the d-5 seed's task is not counted
     assert longer_than_seed(run, "end-draw", 3) == pytest.approx(1 / 2)
     assert longer_than_seed(run, "end-draw", 5) == pytest.approx(1 / 3)  # the d-5 seed's task (d 3) is shorter
+    # of the 6 valid end-draw tasks one is unrated (the invalid one is not counted)
+    assert unrated_share(run, "end-draw") == pytest.approx(1 / 6)
+    assert unrated_share(run, "start") == 0.0 and math.isnan(unrated_share(run, "end-base"))
