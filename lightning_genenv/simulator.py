@@ -5,8 +5,8 @@ KL-regularized reward-weighted regression by default: the generations that passe
 ``w_i ∝ exp(R_env,i / lam)``), the loss the objective gives, with ``kl_coef`` times the k3 KL to the frozen initial
 simulator on the same tokens. Log-probs are taken at the temperature the simulator samples at (``fit_temperature``,
 by default the epoch's sampling temperature, ``temperature`` unless ``temperature_end`` moves it): the policy fitted,
-and whose KL is logged and capped, is the sampling policy. Fitting
-samples drawn at T = 0.7 at T = 1 would sharpen the simulator toward its modes whatever the weights say.
+and whose KL is logged and capped, is the sampling policy. Fitting samples drawn at T = 0.7 at T = 1 would sharpen
+the simulator toward its modes whatever the weights say.
 
 Two KL caps, each measured on a step's batch (:func:`~lightning_genenv.losses.sequence_kl`):
 
