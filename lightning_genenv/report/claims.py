@@ -24,6 +24,7 @@ Where they are: :mod:`~lightning_genenv.report.claims_runs` (the co-evolution ru
 :mod:`~lightning_genenv.report.claims_replay` (the calibrated solver with replayed seeds),
 :mod:`~lightning_genenv.report.claims_measured` (the calibrated solver measured apart from its training),
 :mod:`~lightning_genenv.report.claims_prompt` (what the simulator's prompt shows, and the runs that test it),
+:mod:`~lightning_genenv.report.claims_sampler` (the simulator's sampling temperature moved over the run),
 :mod:`~lightning_genenv.report.claims_settings` (the calibrated bar, one row per pre-registered set),
 :mod:`~lightning_genenv.report.claims_frozen` (the frozen agent with the group objective),
 :mod:`~lightning_genenv.report.claims_coevo` (co-evolution on the four families); :class:`Claim` is in

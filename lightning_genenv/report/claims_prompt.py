@@ -240,6 +240,17 @@ _FOUR_BY_TARGET = "7 of 12 / 10 of 12 / 7 of 12"
 _A02_LONG = "misses 0.24–0.63 (5), within 0.65–0.90 (7)"
 
 
+def across_settings(stems: tuple[str, ...], name: str, by_target: str, a02_long: str) -> tuple[Claim, Claim]:
+    """Over the pre-registered settings ``stems`` (``name``, as RESULTS.md counts them): their runs within 0.1 per
+    target, and at alpha 0.2 the end draw's share of rated tasks of 6 digits or more among those that miss and
+    those within."""
+    return (Claim(f"calibrated solver, {name}: runs within 0.1 of alpha at alpha 0.2, 0.5, 0.8", by_target,
+                  within_by_target(stems), ((R, f"**{by_target}**"),), ", ".join(f"{DATA}/{p}-*" for p in stems)),
+            Claim(f"calibrated solver, {name} at alpha 0.2: end-draw share of tasks of d >= 6", a02_long,
+                  by_outcome(stems, lambda r: level_share(r, "end-draw", 6), tag="a02"), ((R, f"**{a02_long}**"),),
+                  ", ".join(f"{DATA}/{p}-a02-*" for p in stems)))
+
+
 def per_run(runs: tuple[str, ...], figure: Callable[[CalibratedRun], float]) -> Callable[[Path], str]:
     """``figure`` of each of ``runs``, ``a / b / c``."""
     return lambda root: " / ".join(f"{figure(read_run(root / DATA / run)):.3f}" for run in runs)
@@ -279,11 +290,7 @@ PROMPT_CLAIMS: tuple[Claim, ...] = (
     *(Claim(f"calibrated solver, sampled at 0.5, alpha 0.8, {who}: end-draw share of tasks longer than their "
             "replayed seed of d <= 3", value, per_run(runs, lambda r: longer_than_seed(r, "end-draw", 3)),
             ((R, f"**{value}**"),), ", ".join(f"{DATA}/{run}" for run in runs)) for runs, value, who in _COOL_LONGER),
-    Claim("calibrated solver, the four settings: runs within 0.1 of alpha at alpha 0.2, 0.5, 0.8", _FOUR_BY_TARGET,
-          within_by_target(_FOUR), ((R, f"**{_FOUR_BY_TARGET}**"),), ", ".join(f"{DATA}/{p}-*" for p in _FOUR)),
-    Claim("calibrated solver, the four settings at alpha 0.2: end-draw share of tasks of d >= 6", _A02_LONG,
-          by_outcome(_FOUR, lambda r: level_share(r, "end-draw", 6), tag="a02"), ((R, f"**{_A02_LONG}**"),),
-          ", ".join(f"{DATA}/{p}-a02-*" for p in _FOUR)),
+    *across_settings(_FOUR, "the four settings", _FOUR_BY_TARGET, _A02_LONG),
     Claim("calibrated solver, never trained at alpha 0.8: end-draw share of tasks longer than their replayed seed of "
           "d <= 3", _NEVER_LONGER, share_range(_NEVER_A08, lambda r: longer_than_seed(r, "end-draw", 3)),
           ((R, f"**{_NEVER_LONGER}**"),), ", ".join(f"{DATA}/{run}" for run in _NEVER_A08)),

@@ -18,7 +18,7 @@ from lightning_genenv.report.calibrated_run import read_run
 from lightning_genenv.report.calibrated_views import seed_runs
 from lightning_genenv.report.claim import Claim, R
 from lightning_genenv.report.claims_measured import DATA, paired_measures
-from lightning_genenv.report.claims_prompt import PromptSet, by_outcome, per_run, within_by_target
+from lightning_genenv.report.claims_prompt import PromptSet, across_settings, per_run
 
 # 0.7 at the first epoch to 0.5 at the last (simulator.temperature_end=0.5), pre-registered as one set at 448b149
 SCHEDULED = PromptSet("nd-grpo", "ndu-random", "sampled 0.7 to 0.5",
@@ -54,6 +54,7 @@ def most_unrated_elsewhere(root: Path) -> str:
             and not d.name.startswith("nd-")]
     return f"{max(unrated_share(r, 'end-draw') for r in runs):.3f}"
 
+
 SAMPLER_CLAIMS: tuple[Claim, ...] = (
     *SCHEDULED.claims(),
     *(Claim(f"calibrated solver: end-draw {figure}, sampled 0.7 to 0.5 - sampled at 0.5, 9 pairs", value,
@@ -62,11 +63,7 @@ SAMPLER_CLAIMS: tuple[Claim, ...] = (
     *(Claim(f"calibrated solver, sampled 0.7 to 0.5, {tag}: end-draw {what}", value,
             per_run(seed_runs(f"nd-grpo-{tag}"), share), ((R, f"**{value}**"),), f"{DATA}/nd-grpo-{tag}-s*")
       for tag, what, share, value in _ENDS),
-    Claim("calibrated solver, the five settings: runs within 0.1 of alpha at alpha 0.2, 0.5, 0.8", _FIVE_BY_TARGET,
-          within_by_target(_FIVE), ((R, f"**{_FIVE_BY_TARGET}**"),), ", ".join(f"{DATA}/{p}-*" for p in _FIVE)),
-    Claim("calibrated solver, the five settings at alpha 0.2: end-draw share of tasks of d >= 6", _FIVE_A02_LONG,
-          by_outcome(_FIVE, lambda r: level_share(r, "end-draw", 6), tag="a02"), ((R, f"**{_FIVE_A02_LONG}**"),),
-          ", ".join(f"{DATA}/{p}-a02-*" for p in _FIVE)),
+    *across_settings(_FIVE, "the five settings", _FIVE_BY_TARGET, _FIVE_A02_LONG),
     Claim("calibrated solver: the largest end-draw share of unrated valid tasks of the other trained measured runs",
           _OTHERS_UNRATED, most_unrated_elsewhere, ((R, f"**{_OTHERS_UNRATED}**"),), f"{DATA}/*-grpo-*"),
 )
